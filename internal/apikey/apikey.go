@@ -1,0 +1,56 @@
+// Package apikey makes and recognises project API keys: "sb_" followed by 64
+// lowercase hexadecimal characters (32 random bytes). Only a key's SHA-256 is
+// ever stored.
+package apikey
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+)
+
+// Prefix starts every key.
+const Prefix = "sb_"
+
+// Len is the length of a key in characters.
+const Len = len(Prefix) + 64
+
+// Generate returns a new key, its stored hash and its listing hint.
+func Generate() (key, hash, hint string, err error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", "", "", fmt.Errorf("apikey: generate: %w", err)
+	}
+	key = Prefix + hex.EncodeToString(b[:])
+	return key, Hash(key), Hint(key), nil
+}
+
+// Hash returns the stored form of a key: its SHA-256 in hex.
+func Hash(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// Hint returns the part of a key a listing may show: prefix and last four.
+func Hint(key string) string {
+	if len(key) < 4 {
+		return Prefix + "…"
+	}
+	return Prefix + "…" + key[len(key)-4:]
+}
+
+// WellFormed reports whether s has the shape of a key, so malformed input
+// is refused without a database read.
+func WellFormed(s string) bool {
+	if len(s) != Len || s[:len(Prefix)] != Prefix {
+		return false
+	}
+	for i := len(Prefix); i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
