@@ -1,0 +1,228 @@
+// Package config holds Switchboard's configuration: every option is a flag
+// and a SWITCHBOARD_* environment variable, flags win, and Validate reports
+// every bad value at once.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/secret"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// Config is the whole configuration of one process.
+type Config struct {
+	// Addr is the listen address of {base_url} (and {web_url} by default).
+	Addr string
+	// MCPAddr is the listen address of {mcp_url}.
+	MCPAddr string
+	// AssetsAddr is the listen address of {assets_url}; empty means no listener.
+	AssetsAddr string
+	// BaseURL, WebURL, MCPURL and AssetsURL are the public addresses of the
+	// four hosts of SPEC.md; empty ones are derived by Resolve.
+	BaseURL   string
+	WebURL    string
+	MCPURL    string
+	AssetsURL string
+	// DatabaseURL is `sqlite:PATH`, a plain path, or `postgres://…`.
+	DatabaseURL string
+	// SecretKeys is the key ring as `id:base64,…`, newest first; when empty
+	// the ring is read from SecretKeyFile (created on first start).
+	SecretKeys    string
+	SecretKeyFile string
+	// LogLevel is debug, info, warn or error; LogFormat is auto, json or text.
+	LogLevel  string
+	LogFormat string
+	// ShutdownTimeout bounds how long in-flight requests may finish on stop.
+	ShutdownTimeout time.Duration
+	// MaxBodyBytes bounds a /v1 request body.
+	MaxBodyBytes int64
+}
+
+// option describes one setting: its flag, its variable and its default.
+type option struct {
+	flag, env, def, usage string
+	str                   func(*Config) *string
+}
+
+var options = []option{
+	{"addr", "SWITCHBOARD_ADDR", ":8080", "listen address of the REST API, /api and the Connect page", func(c *Config) *string { return &c.Addr }},
+	{"mcp-addr", "SWITCHBOARD_MCP_ADDR", ":8081", "listen address of the MCP endpoints host", func(c *Config) *string { return &c.MCPAddr }},
+	{"assets-addr", "SWITCHBOARD_ASSETS_ADDR", "", "listen address of a separate assets host (off when empty)", func(c *Config) *string { return &c.AssetsAddr }},
+	{"base-url", "SWITCHBOARD_BASE_URL", "", "public URL of the REST API (default http://localhost:<addr port>)", func(c *Config) *string { return &c.BaseURL }},
+	{"web-url", "SWITCHBOARD_WEB_URL", "", "public URL of the hosted Connect page (default: base URL)", func(c *Config) *string { return &c.WebURL }},
+	{"mcp-url", "SWITCHBOARD_MCP_URL", "", "public URL of the MCP host (default http://localhost:<mcp-addr port>)", func(c *Config) *string { return &c.MCPURL }},
+	{"assets-url", "SWITCHBOARD_ASSETS_URL", "", "public URL of the assets host (default: base URL + /assets)", func(c *Config) *string { return &c.AssetsURL }},
+	{"database-url", "SWITCHBOARD_DATABASE_URL", "sqlite:./data/switchboard.db", "sqlite:PATH, a plain path, or postgres://…", func(c *Config) *string { return &c.DatabaseURL }},
+	{"secret-keys", "SWITCHBOARD_SECRET_KEYS", "", "sealing keys as id:base64[,id:base64…], newest first (default: the key file)", func(c *Config) *string { return &c.SecretKeys }},
+	{"secret-key-file", "SWITCHBOARD_SECRET_KEY_FILE", "./data/secret.key", "key file, created with mode 0600 on first start when no keys are given", func(c *Config) *string { return &c.SecretKeyFile }},
+	{"log-level", "SWITCHBOARD_LOG_LEVEL", "info", "debug, info, warn or error", func(c *Config) *string { return &c.LogLevel }},
+	{"log-format", "SWITCHBOARD_LOG_FORMAT", "auto", "auto (JSON unless the log goes to a terminal), json or text", func(c *Config) *string { return &c.LogFormat }},
+}
+
+// Option is one setting as documented in the README.
+type Option struct{ Flag, Env, Default, Usage string }
+
+// Options lists every setting, for help text and documentation.
+func Options() []Option {
+	out := make([]Option, 0, len(options)+2)
+	for _, o := range options {
+		out = append(out, Option{o.flag, o.env, o.def, o.usage})
+	}
+	return append(out,
+		Option{"shutdown-timeout", "SWITCHBOARD_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGINT/SIGTERM"},
+		Option{"max-body-bytes", "SWITCHBOARD_MAX_BODY_BYTES", "1048576", "largest accepted /v1 request body"},
+	)
+}
+
+// Bind registers every option on fs, with defaults taken from the
+// environment through getenv, and returns the Config the parse fills.
+// Values that do not parse are reported by Validate through the returned
+// problems function, so that one run lists every bad value.
+func Bind(fs *flag.FlagSet, getenv func(string) string) (cfg *Config, problems func() []string) {
+	cfg = &Config{}
+	var errs []string
+	for _, o := range options {
+		def := o.def
+		if v := getenv(o.env); v != "" {
+			def = v
+		}
+		fs.StringVar(o.str(cfg), o.flag, def, o.usage+" ("+o.env+")")
+	}
+	shutdown := envOr(getenv, "SWITCHBOARD_SHUTDOWN_TIMEOUT", "20s")
+	maxBody := envOr(getenv, "SWITCHBOARD_MAX_BODY_BYTES", "1048576")
+	fs.StringVar(&shutdown, "shutdown-timeout", shutdown, "how long in-flight requests may finish on stop (SWITCHBOARD_SHUTDOWN_TIMEOUT)")
+	fs.StringVar(&maxBody, "max-body-bytes", maxBody, "largest accepted /v1 request body (SWITCHBOARD_MAX_BODY_BYTES)")
+	return cfg, func() []string {
+		errs = errs[:0]
+		d, err := time.ParseDuration(shutdown)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Sprintf("shutdown timeout %q must be a positive duration such as 20s", shutdown))
+		}
+		cfg.ShutdownTimeout = d
+		var n int64
+		if _, err := fmt.Sscan(maxBody, &n); err != nil || n < 1024 || n > 64<<20 {
+			errs = append(errs, fmt.Sprintf("max body bytes %q must be a number from 1024 to 67108864", maxBody))
+		}
+		cfg.MaxBodyBytes = n
+		return errs
+	}
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// Resolve fills the derived public URLs and checks every value, returning
+// one error that lists every problem.
+func (c *Config) Resolve(extra []string) error {
+	problems := append([]string(nil), extra...)
+	addrPort := func(name, addr string, optional bool) string {
+		if addr == "" && optional {
+			return ""
+		}
+		_, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s %q must be host:port or :port", name, addr))
+			return ""
+		}
+		return port
+	}
+	basePort := addrPort("addr", c.Addr, false)
+	mcpPort := addrPort("mcp addr", c.MCPAddr, false)
+	addrPort("assets addr", c.AssetsAddr, true)
+	if c.Addr != "" && c.Addr == c.MCPAddr {
+		problems = append(problems, "addr and mcp addr must differ: the MCP host has a listener of its own")
+	}
+
+	if c.BaseURL == "" && basePort != "" {
+		c.BaseURL = "http://localhost:" + portOr(basePort, "8080")
+	}
+	if c.WebURL == "" {
+		c.WebURL = c.BaseURL
+	}
+	if c.MCPURL == "" && mcpPort != "" {
+		c.MCPURL = "http://localhost:" + portOr(mcpPort, "8081")
+	}
+	if c.AssetsURL == "" {
+		c.AssetsURL = strings.TrimRight(c.BaseURL, "/") + "/assets"
+	}
+	for _, u := range []struct{ name, val string }{
+		{"base URL", c.BaseURL}, {"web URL", c.WebURL}, {"MCP URL", c.MCPURL}, {"assets URL", c.AssetsURL},
+	} {
+		if msg := checkPublicURL(u.val); msg != "" {
+			problems = append(problems, fmt.Sprintf("%s %q %s", u.name, u.val, msg))
+		}
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	c.WebURL = strings.TrimRight(c.WebURL, "/")
+	c.MCPURL = strings.TrimRight(c.MCPURL, "/")
+	c.AssetsURL = strings.TrimRight(c.AssetsURL, "/")
+
+	if _, _, err := store.ParseURL(c.DatabaseURL); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if c.SecretKeys != "" {
+		if _, err := secret.ParseKeys(c.SecretKeys); err != nil {
+			problems = append(problems, "secret keys: "+strings.TrimPrefix(err.Error(), "secret: "))
+		}
+	} else if c.SecretKeyFile == "" {
+		problems = append(problems, "give either secret keys or a secret key file")
+	}
+	if _, err := c.Level(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	switch c.LogFormat {
+	case "auto", "json", "text":
+	default:
+		problems = append(problems, fmt.Sprintf("log format %q must be auto, json or text", c.LogFormat))
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return errors.New("invalid configuration:\n  - " + strings.Join(problems, "\n  - "))
+}
+
+// portOr returns port, or def when port is 0 (an ephemeral port in tests).
+func portOr(port, def string) string {
+	if port == "0" {
+		return def
+	}
+	return port
+}
+
+func checkPublicURL(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case raw == "":
+		return "is empty"
+	case err != nil:
+		return "is not a URL"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "must start with http:// or https://"
+	case u.Host == "":
+		return "has no host"
+	case u.RawQuery != "" || u.Fragment != "":
+		return "must not have a query or fragment"
+	}
+	return ""
+}
+
+// Level returns the slog level LogLevel names.
+func (c *Config) Level() (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return 0, fmt.Errorf("log level %q must be debug, info, warn or error", c.LogLevel)
+	}
+	return l, nil
+}

@@ -1,0 +1,96 @@
+package config
+
+import (
+	"flag"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func load(t *testing.T, env map[string]string, args ...string) (*Config, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cfg, problems := Bind(fs, func(k string) string { return env[k] })
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, cfg.Resolve(problems())
+}
+
+func TestDefaults_WorkWithNoConfiguration(t *testing.T) {
+	t.Parallel()
+	cfg, err := load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Addr: ":8080", MCPAddr: ":8081", BaseURL: "http://localhost:8080", WebURL: "http://localhost:8080",
+		MCPURL: "http://localhost:8081", AssetsURL: "http://localhost:8080/assets",
+		DatabaseURL: "sqlite:./data/switchboard.db", SecretKeyFile: "./data/secret.key",
+		LogLevel: "info", LogFormat: "auto", ShutdownTimeout: 20 * time.Second, MaxBodyBytes: 1 << 20,
+	}
+	if *cfg != want {
+		t.Fatalf("got  %+v\nwant %+v", *cfg, want)
+	}
+}
+
+func TestFlagsOverrideEnvironment(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"SWITCHBOARD_ADDR":             ":9000",
+		"SWITCHBOARD_DATABASE_URL":     "postgres://env@db/x",
+		"SWITCHBOARD_LOG_LEVEL":        "debug",
+		"SWITCHBOARD_SHUTDOWN_TIMEOUT": "5s",
+	}
+	cfg, err := load(t, env, "--database-url", "sqlite:/tmp/flag.db", "--shutdown-timeout", "7s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != ":9000" || cfg.BaseURL != "http://localhost:9000" || cfg.LogLevel != "debug" {
+		t.Errorf("environment not applied: %+v", cfg)
+	}
+	if cfg.DatabaseURL != "sqlite:/tmp/flag.db" || cfg.ShutdownTimeout != 7*time.Second {
+		t.Errorf("flag did not win: %+v", cfg)
+	}
+}
+
+func TestValidate_ReportsEveryBadValue(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"SWITCHBOARD_ADDR":             "nope",
+		"SWITCHBOARD_BASE_URL":         "ftp://x",
+		"SWITCHBOARD_DATABASE_URL":     "mysql://x",
+		"SWITCHBOARD_SECRET_KEYS":      "k1:short",
+		"SWITCHBOARD_LOG_LEVEL":        "loud",
+		"SWITCHBOARD_LOG_FORMAT":       "xml",
+		"SWITCHBOARD_SHUTDOWN_TIMEOUT": "-1s",
+		"SWITCHBOARD_MAX_BODY_BYTES":   "ten",
+	}
+	_, err := load(t, env)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{`addr "nope"`, `base URL "ftp://x"`, "sqlite: or postgres://", `key "k1"`,
+		`log level "loud"`, `log format "xml"`, `shutdown timeout "-1s"`, `max body bytes "ten"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %s:\n%v", want, err)
+		}
+	}
+}
+
+func TestValidate_SameAddrForBaseAndMCP(t *testing.T) {
+	t.Parallel()
+	if _, err := load(t, nil, "--addr", ":9000", "--mcp-addr", ":9000"); err == nil || !strings.Contains(err.Error(), "must differ") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestValidate_SecretKeysNeverEchoed(t *testing.T) {
+	t.Parallel()
+	_, err := load(t, map[string]string{"SWITCHBOARD_SECRET_KEYS": "k1:c2VjcmV0LW1hdGVyaWFs"})
+	if err == nil || strings.Contains(err.Error(), "c2VjcmV0LW1hdGVyaWFs") {
+		t.Fatalf("err %v", err)
+	}
+}

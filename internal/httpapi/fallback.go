@@ -1,0 +1,34 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+)
+
+// probeMethods are the methods a 405 answer may list in Allow.
+var probeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// fallback answers what no route of mux matched: 405 with Allow when the
+// path is a route under other methods, else 404 NOT_FOUND. It is registered
+// on mux under catchAll, the pattern that reaches it.
+func (s *Server) fallback(mux *http.ServeMux, catchAll string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var allow []string
+		probe := new(http.Request)
+		for _, m := range probeMethods {
+			*probe = *r
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "" && pattern != catchAll {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		s.fail(w, r, apierr.New(apierr.NotFound, "no route %s %s; the API reference is SPEC.md", r.Method, r.URL.Path))
+	})
+}

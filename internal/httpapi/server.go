@@ -1,0 +1,102 @@
+// Package httpapi serves Switchboard over HTTP: the authenticated /v1 REST
+// API, the public routes, and the listeners of the MCP and assets hosts.
+// Handlers are thin: they decode, validate, call a feature package and
+// respond; errors travel back as values and one function writes them.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// Options configure a Server.
+type Options struct {
+	Store  *store.Store
+	Logger *slog.Logger
+	// BaseURL and WebURL are the public addresses of {base_url} and {web_url}.
+	BaseURL string
+	WebURL  string
+	// MaxBodyBytes bounds a request body; 0 means 1 MiB.
+	MaxBodyBytes int64
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server holds what every handler needs.
+type Server struct {
+	store   *store.Store
+	log     *slog.Logger
+	baseURL string
+	webURL  string
+	maxBody int64
+	now     func() time.Time
+}
+
+// New returns a Server.
+func New(o Options) *Server {
+	s := &Server{
+		store: o.Store, log: o.Logger, baseURL: o.BaseURL, webURL: o.WebURL,
+		maxBody: o.MaxBodyBytes, now: o.Now,
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = 1 << 20
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// handlerFunc is a handler that returns its error for fail to write.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// route registers h on mux under pattern, recording the pattern for the
+// access log (which never logs raw paths: some carry tokens).
+func (s *Server) route(mux *http.ServeMux, pattern string, h handlerFunc) {
+	mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if info := infoFrom(r.Context()); info != nil {
+			info.route = r.Pattern
+		}
+		if err := h(w, r); err != nil {
+			s.fail(w, r, err)
+		}
+	}))
+}
+
+// Handler returns the handler of the base listener: /v1, /health, /api,
+// /assets and, while {web_url} shares it, the Connect page.
+func (s *Server) Handler() http.Handler {
+	v1 := http.NewServeMux()
+	s.routesV1(v1)
+	v1.Handle("/v1/", s.fallback(v1, "/v1/"))
+	v1.Handle("/v1", s.fallback(v1, "/v1"))
+
+	root := http.NewServeMux()
+	s.routesPublic(root)
+	root.Handle("/v1/", s.requireAPIKey(v1))
+	root.Handle("/v1", s.requireAPIKey(v1))
+	root.Handle("/", s.fallback(root, "/"))
+	return s.instrument(root)
+}
+
+// MCPHandler returns the handler of the {mcp_url} listener. It serves
+// /:slug/:userId only; every other path answers 404.
+func (s *Server) MCPHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", s.fallback(mux, "/"))
+	return s.instrument(mux)
+}
+
+// AssetsHandler returns the handler of the optional {assets_url} listener,
+// which serves the asset keys at its root.
+func (s *Server) AssetsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", s.fallback(mux, "/"))
+	return s.instrument(mux)
+}

@@ -1,0 +1,296 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/apikey"
+	"github.com/switchboard-gw/switchboard/internal/logging"
+	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/store/storetest"
+)
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// fixture is one test's server with a project and a live key.
+type fixture struct {
+	t       *testing.T
+	srv     *Server
+	h       http.Handler
+	store   *store.Store
+	clock   *storetest.Clock
+	logs    *syncBuffer
+	project store.Project
+	key     string
+	keyID   string
+}
+
+func setup(t *testing.T) *fixture {
+	t.Helper()
+	clock := storetest.NewClock()
+	st := storetest.OpenSQLite(t, clock.Now)
+	logs := &syncBuffer{}
+	srv := New(Options{Store: st, Logger: logging.New(logs, "json", slog.LevelDebug), BaseURL: "http://sb.test", Now: clock.Now})
+	ctx := context.Background()
+	p, err := st.CreateProject(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, hash, hint, _ := apikey.Generate()
+	k, err := st.CreateAPIKey(ctx, store.NewAPIKey{ProjectID: p.ID, Name: "t", Hash: hash, Hint: hint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t: t, srv: srv, h: srv.Handler(), store: st, clock: clock, logs: logs, project: p, key: key, keyID: k.ID}
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (f *fixture) do(h http.Handler, method, path, auth string, body string, hdr ...string) response {
+	f.t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+}
+
+// errorCode returns the code of an error envelope, failing on any other body.
+func errorCode(t *testing.T, r response) string {
+	t.Helper()
+	var env struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(r.body, &env); err != nil || env.Error.Code == "" || env.Error.Message == "" {
+		t.Fatalf("not an error envelope: %s", r.body)
+	}
+	if r.header.Get("Content-Type") != "application/json" {
+		t.Fatalf("content type %q", r.header.Get("Content-Type"))
+	}
+	return env.Error.Code
+}
+
+func TestRoutes_Scenarios(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	bearer := "Bearer " + f.key
+	unknownKey, _, _, _ := apikey.Generate()
+	cases := []struct {
+		name, method, path, auth string
+		status                   int
+		code                     string
+		allow                    string
+	}{
+		{"no key", "GET", "/v1/nothing", "", 401, "UNAUTHORIZED", ""},
+		{"not bearer", "GET", "/v1/nothing", "Basic " + f.key, 401, "UNAUTHORIZED", ""},
+		{"malformed key", "GET", "/v1/nothing", "Bearer sb_123", 401, "UNAUTHORIZED", ""},
+		{"unknown key", "GET", "/v1/nothing", "Bearer " + unknownKey, 401, "UNAUTHORIZED", ""},
+		{"unknown route after auth", "GET", "/v1/nothing", bearer, 404, "NOT_FOUND", ""},
+		{"bare v1 without key", "GET", "/v1", "", 401, "UNAUTHORIZED", ""},
+		{"bare v1", "GET", "/v1", bearer, 404, "NOT_FOUND", ""},
+		{"lowercase bearer scheme", "DELETE", "/v1/x/y", "bearer " + f.key, 404, "NOT_FOUND", ""},
+		{"unknown public route", "GET", "/nope", "", 404, "NOT_FOUND", ""},
+		{"wrong method on a route", "POST", "/health", "", 405, "", "GET"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := f.do(f.h, c.method, c.path, c.auth, "")
+			if r.status != c.status {
+				t.Fatalf("status %d, want %d: %s", r.status, c.status, r.body)
+			}
+			if c.code != "" {
+				if got := errorCode(t, r); got != c.code {
+					t.Fatalf("code %s, want %s", got, c.code)
+				}
+			}
+			if got := r.header.Get("Allow"); got != c.allow {
+				t.Fatalf("Allow %q, want %q", got, c.allow)
+			}
+			if c.status == 405 && len(r.body) != 0 {
+				t.Fatalf("405 has a body: %s", r.body)
+			}
+		})
+	}
+}
+
+func TestHealth_AnswersOK(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	r := f.do(f.h, "GET", "/health", "", "")
+	if r.status != 200 || strings.TrimSpace(string(r.body)) != `{"data":{"status":"ok"}}` {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+}
+
+func TestHealth_DatabaseDown_503(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.store.Close()
+	r := f.do(f.h, "GET", "/health", "", "")
+	if r.status != 503 || !strings.Contains(string(r.body), `"status":"unavailable"`) {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+}
+
+func TestAPIKey_RevocationStopsTheNextRequest(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	bearer := "Bearer " + f.key
+	if r := f.do(f.h, "GET", "/v1/nothing", bearer, ""); r.status != 404 {
+		t.Fatalf("live key: %d", r.status)
+	}
+	if _, err := f.store.RevokeAPIKey(context.Background(), f.keyID); err != nil {
+		t.Fatal(err)
+	}
+	if r := f.do(f.h, "GET", "/v1/nothing", bearer, ""); r.status != 401 || errorCode(t, r) != "UNAUTHORIZED" {
+		t.Fatalf("revoked key: %d %s", r.status, r.body)
+	}
+}
+
+func TestAPIKey_ExpiredKey_401(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	key, hash, hint, _ := apikey.Generate()
+	exp := f.clock.Now().Add(time.Hour)
+	if _, err := f.store.CreateAPIKey(context.Background(), store.NewAPIKey{ProjectID: f.project.ID, Name: "e", Hash: hash, Hint: hint, ExpiresAt: &exp}); err != nil {
+		t.Fatal(err)
+	}
+	if r := f.do(f.h, "GET", "/v1/x", "Bearer "+key, ""); r.status != 404 {
+		t.Fatalf("before expiry: %d", r.status)
+	}
+	f.clock.Advance(time.Hour)
+	if r := f.do(f.h, "GET", "/v1/x", "Bearer "+key, ""); r.status != 401 {
+		t.Fatalf("after expiry: %d", r.status)
+	}
+}
+
+func TestV1_SendsNoCORSHeaders(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	for _, auth := range []string{"", "Bearer " + f.key} {
+		r := f.do(f.h, "GET", "/v1/nothing", auth, "", "Origin", "https://evil.example")
+		for name := range r.header {
+			if strings.HasPrefix(strings.ToLower(name), "access-control-") {
+				t.Fatalf("CORS header %s sent", name)
+			}
+		}
+		o := f.do(f.h, "OPTIONS", "/v1/nothing", auth, "", "Origin", "https://evil.example", "Access-Control-Request-Method", "GET")
+		for name := range o.header {
+			if strings.HasPrefix(strings.ToLower(name), "access-control-") {
+				t.Fatalf("CORS header %s sent on preflight", name)
+			}
+		}
+	}
+}
+
+func TestRequestID_OnResponseAndLogLines(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	r := f.do(f.h, "GET", "/health", "", "", "X-Request-Id", "abc-123")
+	if r.header.Get("X-Request-Id") != "abc-123" {
+		t.Fatalf("caller id not kept: %q", r.header.Get("X-Request-Id"))
+	}
+	r = f.do(f.h, "GET", "/health", "", "", "X-Request-Id", "bad id\nwith newline")
+	generated := r.header.Get("X-Request-Id")
+	if len(generated) != 24 {
+		t.Fatalf("unsafe caller id not replaced: %q", generated)
+	}
+	if !strings.Contains(f.logs.String(), `"request_id":"`+generated+`"`) {
+		t.Fatalf("log has no line with the request id:\n%s", f.logs.String())
+	}
+}
+
+func TestAccessLog_LogsRouteNotPathAndNoKey(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.do(f.h, "POST", "/api/triggers/tok_supersecret", "", "{}")
+	f.do(f.h, "GET", "/v1/nothing", "Bearer "+f.key, "")
+	f.do(f.h, "GET", "/health", "", "")
+	logs := f.logs.String()
+	for _, leak := range []string{"tok_supersecret", f.key} {
+		if strings.Contains(logs, leak) {
+			t.Fatalf("log contains %q:\n%s", leak, logs)
+		}
+	}
+	var sawHealth, sawProject bool
+	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line is not JSON: %q", line)
+		}
+		if m["route"] == "GET /health" && m["status"] == float64(200) {
+			sawHealth = true
+		}
+		if m["project_id"] == f.project.ID && m["status"] == float64(404) {
+			sawProject = true
+		}
+	}
+	if !sawHealth || !sawProject {
+		t.Fatalf("access log lines missing (health %v, project %v):\n%s", sawHealth, sawProject, logs)
+	}
+}
+
+func TestPanic_Recovers500WithoutInternals(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	h := f.srv.instrument(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		panic("database password is hunter2")
+	}))
+	r := f.do(h, "GET", "/boom", "", "")
+	if r.status != 500 || errorCode(t, r) != "INTERNAL_ERROR" || strings.Contains(string(r.body), "hunter2") {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	if !strings.Contains(f.logs.String(), `"msg":"panic"`) {
+		t.Fatalf("panic not logged")
+	}
+}
+
+func TestFail_UnknownErrorIsInternalAndLogged(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	rec := httptest.NewRecorder()
+	f.srv.fail(rec, httptest.NewRequest("GET", "/", nil), io.ErrUnexpectedEOF)
+	if rec.Code != 500 || strings.Contains(rec.Body.String(), "unexpected EOF") {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	if !strings.Contains(f.logs.String(), "unexpected EOF") {
+		t.Fatal("detail not logged")
+	}
+}
