@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,78 +50,64 @@ type Config struct {
 // option describes one setting: its flag, its variable and its default.
 type option struct {
 	flag, env, def, usage string
-	str                   func(*Config) *string
+	str                   func(*raw) *string
+}
+
+// raw holds every setting as text until it is checked.
+type raw struct {
+	Config
+	shutdown, maxBody string
 }
 
 var options = []option{
-	{"addr", "SWITCHBOARD_ADDR", ":8080", "listen address of the REST API, /api and the Connect page", func(c *Config) *string { return &c.Addr }},
-	{"mcp-addr", "SWITCHBOARD_MCP_ADDR", ":8081", "listen address of the MCP endpoints host", func(c *Config) *string { return &c.MCPAddr }},
-	{"assets-addr", "SWITCHBOARD_ASSETS_ADDR", "", "listen address of a separate assets host (off when empty)", func(c *Config) *string { return &c.AssetsAddr }},
-	{"base-url", "SWITCHBOARD_BASE_URL", "", "public URL of the REST API (default http://localhost:<addr port>)", func(c *Config) *string { return &c.BaseURL }},
-	{"web-url", "SWITCHBOARD_WEB_URL", "", "public URL of the hosted Connect page (default: base URL)", func(c *Config) *string { return &c.WebURL }},
-	{"mcp-url", "SWITCHBOARD_MCP_URL", "", "public URL of the MCP host (default http://localhost:<mcp-addr port>)", func(c *Config) *string { return &c.MCPURL }},
-	{"assets-url", "SWITCHBOARD_ASSETS_URL", "", "public URL of the assets host (default: base URL + /assets)", func(c *Config) *string { return &c.AssetsURL }},
-	{"database-url", "SWITCHBOARD_DATABASE_URL", "sqlite:./data/switchboard.db", "sqlite:PATH, a plain path, or postgres://…", func(c *Config) *string { return &c.DatabaseURL }},
-	{"secret-keys", "SWITCHBOARD_SECRET_KEYS", "", "sealing keys as id:base64[,id:base64…], newest first (default: the key file)", func(c *Config) *string { return &c.SecretKeys }},
-	{"secret-key-file", "SWITCHBOARD_SECRET_KEY_FILE", "./data/secret.key", "key file, created with mode 0600 on first start when no keys are given", func(c *Config) *string { return &c.SecretKeyFile }},
-	{"log-level", "SWITCHBOARD_LOG_LEVEL", "info", "debug, info, warn or error", func(c *Config) *string { return &c.LogLevel }},
-	{"log-format", "SWITCHBOARD_LOG_FORMAT", "auto", "auto (JSON unless the log goes to a terminal), json or text", func(c *Config) *string { return &c.LogFormat }},
+	{"addr", "SWITCHBOARD_ADDR", ":8080", "listen address of the REST API, /api and the Connect page", func(c *raw) *string { return &c.Addr }},
+	{"mcp-addr", "SWITCHBOARD_MCP_ADDR", ":8081", "listen address of the MCP endpoints host", func(c *raw) *string { return &c.MCPAddr }},
+	{"assets-addr", "SWITCHBOARD_ASSETS_ADDR", "", "listen address of a separate assets host (off when empty)", func(c *raw) *string { return &c.AssetsAddr }},
+	{"base-url", "SWITCHBOARD_BASE_URL", "", "public URL of the REST API (default http://localhost:<addr port>)", func(c *raw) *string { return &c.BaseURL }},
+	{"web-url", "SWITCHBOARD_WEB_URL", "", "public URL of the hosted Connect page (default: base URL)", func(c *raw) *string { return &c.WebURL }},
+	{"mcp-url", "SWITCHBOARD_MCP_URL", "", "public URL of the MCP host (default http://localhost:<mcp-addr port>)", func(c *raw) *string { return &c.MCPURL }},
+	{"assets-url", "SWITCHBOARD_ASSETS_URL", "", "public URL of the assets host (default: base URL + /assets)", func(c *raw) *string { return &c.AssetsURL }},
+	{"database-url", "SWITCHBOARD_DATABASE_URL", "sqlite:./data/switchboard.db", "sqlite:PATH, a plain path, or postgres://…", func(c *raw) *string { return &c.DatabaseURL }},
+	{"secret-keys", "SWITCHBOARD_SECRET_KEYS", "", "sealing keys as id:base64[,id:base64…], newest first (default: the key file)", func(c *raw) *string { return &c.SecretKeys }},
+	{"secret-key-file", "SWITCHBOARD_SECRET_KEY_FILE", "./data/secret.key", "key file, created with mode 0600 on first start when no keys are given", func(c *raw) *string { return &c.SecretKeyFile }},
+	{"log-level", "SWITCHBOARD_LOG_LEVEL", "info", "debug, info, warn or error", func(c *raw) *string { return &c.LogLevel }},
+	{"log-format", "SWITCHBOARD_LOG_FORMAT", "auto", "auto (JSON unless the log goes to a terminal), json or text", func(c *raw) *string { return &c.LogFormat }},
+	{"shutdown-timeout", "SWITCHBOARD_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGINT/SIGTERM", func(c *raw) *string { return &c.shutdown }},
+	{"max-body-bytes", "SWITCHBOARD_MAX_BODY_BYTES", "1048576", "largest accepted request body in bytes", func(c *raw) *string { return &c.maxBody }},
 }
 
-// Option is one setting as documented in the README.
-type Option struct{ Flag, Env, Default, Usage string }
-
-// Options lists every setting, for help text and documentation.
-func Options() []Option {
-	out := make([]Option, 0, len(options)+2)
+// Bind registers every option on fs and returns the Config that finish
+// fills once fs has parsed: a flag given on the command line wins, else a
+// non-empty environment variable (read through getenv), else the default.
+// Environment values are never flag defaults, so help output cannot print
+// a secret. finish returns the values that do not parse, for Resolve.
+func Bind(fs *flag.FlagSet, getenv func(string) string) (cfg *Config, finish func() []string) {
+	r := &raw{}
 	for _, o := range options {
-		out = append(out, Option{o.flag, o.env, o.def, o.usage})
+		fs.StringVar(o.str(r), o.flag, o.def, o.usage+" ("+o.env+")")
 	}
-	return append(out,
-		Option{"shutdown-timeout", "SWITCHBOARD_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGINT/SIGTERM"},
-		Option{"max-body-bytes", "SWITCHBOARD_MAX_BODY_BYTES", "1048576", "largest accepted /v1 request body"},
-	)
-}
-
-// Bind registers every option on fs, with defaults taken from the
-// environment through getenv, and returns the Config the parse fills.
-// Values that do not parse are reported by Validate through the returned
-// problems function, so that one run lists every bad value.
-func Bind(fs *flag.FlagSet, getenv func(string) string) (cfg *Config, problems func() []string) {
-	cfg = &Config{}
-	var errs []string
-	for _, o := range options {
-		def := o.def
-		if v := getenv(o.env); v != "" {
-			def = v
-		}
-		fs.StringVar(o.str(cfg), o.flag, def, o.usage+" ("+o.env+")")
-	}
-	shutdown := envOr(getenv, "SWITCHBOARD_SHUTDOWN_TIMEOUT", "20s")
-	maxBody := envOr(getenv, "SWITCHBOARD_MAX_BODY_BYTES", "1048576")
-	fs.StringVar(&shutdown, "shutdown-timeout", shutdown, "how long in-flight requests may finish on stop (SWITCHBOARD_SHUTDOWN_TIMEOUT)")
-	fs.StringVar(&maxBody, "max-body-bytes", maxBody, "largest accepted /v1 request body (SWITCHBOARD_MAX_BODY_BYTES)")
+	cfg = &r.Config
 	return cfg, func() []string {
-		errs = errs[:0]
-		d, err := time.ParseDuration(shutdown)
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for _, o := range options {
+			if v := getenv(o.env); v != "" && !set[o.flag] {
+				*o.str(r) = v
+			}
+		}
+		var problems []string
+		d, err := time.ParseDuration(r.shutdown)
 		if err != nil || d <= 0 {
-			errs = append(errs, fmt.Sprintf("shutdown timeout %q must be a positive duration such as 20s", shutdown))
+			problems = append(problems, fmt.Sprintf("shutdown timeout %q must be a positive duration such as 20s", r.shutdown))
 		}
 		cfg.ShutdownTimeout = d
-		var n int64
-		if _, err := fmt.Sscan(maxBody, &n); err != nil || n < 1024 || n > 64<<20 {
-			errs = append(errs, fmt.Sprintf("max body bytes %q must be a number from 1024 to 67108864", maxBody))
+		n, err := strconv.ParseInt(r.maxBody, 10, 64)
+		if err != nil || n < 1024 || n > 64<<20 {
+			problems = append(problems, fmt.Sprintf("max body bytes %q must be a number from 1024 to 67108864", r.maxBody))
 		}
 		cfg.MaxBodyBytes = n
-		return errs
+		return problems
 	}
-}
-
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
-	}
-	return def
 }
 
 // Resolve fills the derived public URLs and checks every value, returning
@@ -141,7 +128,7 @@ func (c *Config) Resolve(extra []string) error {
 	basePort := addrPort("addr", c.Addr, false)
 	mcpPort := addrPort("mcp addr", c.MCPAddr, false)
 	addrPort("assets addr", c.AssetsAddr, true)
-	if c.Addr != "" && c.Addr == c.MCPAddr {
+	if c.Addr == c.MCPAddr && basePort != "" && basePort != "0" {
 		problems = append(problems, "addr and mcp addr must differ: the MCP host has a listener of its own")
 	}
 

@@ -94,3 +94,20 @@ func TestValidate_SecretKeysNeverEchoed(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+func TestHelp_NeverPrintsEnvironmentValues(t *testing.T) {
+	t.Parallel()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var help strings.Builder
+	fs.SetOutput(&help)
+	Bind(fs, func(k string) string {
+		if k == "SWITCHBOARD_SECRET_KEYS" {
+			return "k1:c2VjcmV0LW1hdGVyaWFs"
+		}
+		return ""
+	})
+	fs.PrintDefaults()
+	if strings.Contains(help.String(), "c2VjcmV0LW1hdGVyaWFs") || !strings.Contains(help.String(), "SWITCHBOARD_SECRET_KEYS") {
+		t.Fatalf("help output:\n%s", help.String())
+	}
+}

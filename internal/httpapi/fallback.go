@@ -29,6 +29,6 @@ func (s *Server) fallback(mux *http.ServeMux, catchAll string) http.Handler {
 			w.WriteHeader(http.StatusMethodNotAllowed)
 			return
 		}
-		s.fail(w, r, apierr.New(apierr.NotFound, "no route %s %s; the API reference is SPEC.md", r.Method, r.URL.Path))
+		s.fail(w, r, apierr.New(apierr.NotFound, "no route %s %s: check the method and the path", r.Method, r.URL.Path))
 	})
 }

@@ -294,3 +294,21 @@ func TestFail_UnknownErrorIsInternalAndLogged(t *testing.T) {
 		t.Fatal("detail not logged")
 	}
 }
+
+func TestAPIKey_DecidesTheProject(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	other, _ := f.store.CreateProject(context.Background(), "other")
+	key, hash, hint, _ := apikey.Generate()
+	if _, err := f.store.CreateAPIKey(context.Background(), store.NewAPIKey{ProjectID: other.ID, Name: "o", Hash: hash, Hint: hint}); err != nil {
+		t.Fatal(err)
+	}
+	h := f.srv.requireAPIKey(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, projectID(r.Context()))
+	}))
+	for k, want := range map[string]string{f.key: f.project.ID, key: other.ID} {
+		if r := f.do(h, "GET", "/v1/x", "Bearer "+k, ""); string(r.body) != want {
+			t.Fatalf("key decided project %q, want %q", r.body, want)
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/apikey"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// admin dispatches `switchboard admin <resource> <verb>`.
+func (p *Program) admin(ctx context.Context, args []string) error {
+	if len(args) < 2 {
+		return usagef("usage: switchboard admin project create|list, or admin key create|list|revoke")
+	}
+	switch args[0] + " " + args[1] {
+	case "project create":
+		return p.adminProjectCreate(ctx, args[2:])
+	case "project list":
+		return p.adminProjectList(ctx, args[2:])
+	case "key create":
+		return p.adminKeyCreate(ctx, args[2:])
+	case "key list":
+		return p.adminKeyList(ctx, args[2:])
+	case "key revoke":
+		return p.adminKeyRevoke(ctx, args[2:])
+	}
+	return usagef("unknown admin command %q; run 'switchboard help'", args[0]+" "+args[1])
+}
+
+// adminCommand is the shared part of every admin command: configuration
+// flags, --json, and an open, migrated store.
+type adminCommand struct {
+	*configured
+	asJSON *bool
+}
+
+func (p *Program) adminFlags(name string) *adminCommand {
+	c := p.configFlags("admin " + name)
+	return &adminCommand{configured: c, asJSON: c.fs.Bool("json", false, "print one JSON document")}
+}
+
+func (a *adminCommand) open(ctx context.Context) (*store.Store, error) {
+	return openStore(ctx, a.cfg, discardLogger())
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func (p *Program) adminProjectCreate(ctx context.Context, args []string) error {
+	a := p.adminFlags("project create")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := expectArgs(pos, 1, "admin project create NAME [--json]"); err != nil {
+		return err
+	}
+	if pos[0] == "" || len(pos[0]) > 128 {
+		return usagef("a project name is 1 to 128 characters")
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	proj, err := st.CreateProject(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, map[string]string{"id": proj.ID, "name": proj.Name})
+	}
+	fmt.Fprintf(p.Stdout, "created project %q with id %s\n", proj.Name, proj.ID)
+	return nil
+}
+
+func (p *Program) adminProjectList(ctx context.Context, args []string) error {
+	a := p.adminFlags("project list")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := expectArgs(pos, 0, "admin project list [--json]"); err != nil {
+		return err
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	projects, err := st.ListProjects(ctx)
+	if err != nil {
+		return err
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, projects)
+	}
+	tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tCREATED")
+	for _, pr := range projects {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", pr.ID, pr.Name, pr.CreatedAt.Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+func (p *Program) adminKeyCreate(ctx context.Context, args []string) error {
+	a := p.adminFlags("key create")
+	projectID := a.fs.String("project", "", "id of the project the key belongs to (required)")
+	name := a.fs.String("name", "", "a name for the key, to recognise it in listings")
+	expires := a.fs.Duration("expires", 0, "lifetime of the key, such as 720h; none by default")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := expectArgs(pos, 0, "admin key create --project ID [--name N] [--expires 720h] [--json]"); err != nil {
+		return err
+	}
+	if *projectID == "" {
+		return usagef("--project is required: the id of the project the key belongs to")
+	}
+	if *expires < 0 {
+		return usagef("--expires must be a positive duration such as 720h")
+	}
+	if len(*name) > 128 {
+		return usagef("--name is at most 128 characters")
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	key, hash, hint, err := apikey.Generate()
+	if err != nil {
+		return err
+	}
+	nk := store.NewAPIKey{ProjectID: *projectID, Name: *name, Hash: hash, Hint: hint}
+	if *expires > 0 {
+		at := time.Now().Add(*expires)
+		nk.ExpiresAt = &at
+	}
+	k, err := st.CreateAPIKey(ctx, nk)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("project %s not found; 'switchboard admin project list' shows the ids", *projectID)
+	}
+	if err != nil {
+		return err
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, struct {
+			ID        string     `json:"id"`
+			ProjectID string     `json:"projectId"`
+			Key       string     `json:"key"`
+			ExpiresAt *time.Time `json:"expiresAt"`
+		}{k.ID, k.ProjectID, key, k.ExpiresAt})
+	}
+	fmt.Fprintf(p.Stdout, "created API key %s for project %s:\n\n    %s\n\nThis key will not be shown again: store it now.\n", k.ID, k.ProjectID, key)
+	return nil
+}
+
+func (p *Program) adminKeyList(ctx context.Context, args []string) error {
+	a := p.adminFlags("key list")
+	projectID := a.fs.String("project", "", "id of the project (required)")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := expectArgs(pos, 0, "admin key list --project ID [--json]"); err != nil {
+		return err
+	}
+	if *projectID == "" {
+		return usagef("--project is required")
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if _, err := st.GetProject(ctx, *projectID); errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("project %s not found; 'switchboard admin project list' shows the ids", *projectID)
+	} else if err != nil {
+		return err
+	}
+	keys, err := st.ListAPIKeys(ctx, *projectID)
+	if err != nil {
+		return err
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, keys)
+	}
+	tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tKEY\tCREATED\tEXPIRES\tSTATE")
+	now := time.Now()
+	for _, k := range keys {
+		state := "active"
+		switch {
+		case k.RevokedAt != nil:
+			state = "revoked " + k.RevokedAt.Format(time.RFC3339)
+		case k.ExpiresAt != nil && !k.ExpiresAt.After(now):
+			state = "expired"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Hint, k.CreatedAt.Format(time.RFC3339), formatOptionalTime(k.ExpiresAt), state)
+	}
+	return tw.Flush()
+}
+
+func formatOptionalTime(t *time.Time) string {
+	if t == nil {
+		return "never"
+	}
+	return t.Format(time.RFC3339)
+}
+
+func (p *Program) adminKeyRevoke(ctx context.Context, args []string) error {
+	a := p.adminFlags("key revoke")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := expectArgs(pos, 1, "admin key revoke KEY_ID [--json]"); err != nil {
+		return err
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	k, err := st.RevokeAPIKey(ctx, pos[0])
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("API key %s not found; 'switchboard admin key list --project ID' shows the ids", pos[0])
+	}
+	if err != nil {
+		return err
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, map[string]any{"id": k.ID, "projectId": k.ProjectID, "revokedAt": k.RevokedAt})
+	}
+	fmt.Fprintf(p.Stdout, "revoked API key %s; it stops working with its next request\n", k.ID)
+	return nil
+}

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func dbEnv(t *testing.T) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	return map[string]string{
+		"SWITCHBOARD_DATABASE_URL":    "sqlite:" + filepath.Join(dir, "sb.db"),
+		"SWITCHBOARD_SECRET_KEY_FILE": filepath.Join(dir, "secret.key"),
+	}
+}
+
+func TestAdmin_JSONOutputsAreOneDocument(t *testing.T) {
+	t.Parallel()
+	env := dbEnv(t)
+	code, out, stderr := runCLI(t, env, "admin", "project", "create", "acme", "--json")
+	var proj map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &proj) != nil {
+		t.Fatalf("project create: %d %q %s", code, out, stderr)
+	}
+	if len(proj) != 2 || proj["name"] != "acme" || proj["id"] == "" {
+		t.Fatalf("project create printed %v", proj)
+	}
+	id := proj["id"].(string)
+
+	code, out, _ = runCLI(t, env, "admin", "key", "create", "--json", "--project", id, "--name", "ci")
+	var key map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &key) != nil {
+		t.Fatalf("key create: %d %q", code, out)
+	}
+	if len(key) != 4 || key["projectId"] != id || key["expiresAt"] != nil ||
+		!regexp.MustCompile(`^sb_[0-9a-f]{64}$`).MatchString(key["key"].(string)) {
+		t.Fatalf("key create printed %v", key)
+	}
+
+	code, out, _ = runCLI(t, env, "admin", "key", "create", "--project", id, "--expires", "720h", "--json")
+	var exp struct {
+		ExpiresAt *time.Time `json:"expiresAt"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &exp) != nil || exp.ExpiresAt == nil ||
+		time.Until(*exp.ExpiresAt) < 719*time.Hour {
+		t.Fatalf("key with expiry: %d %s", code, out)
+	}
+
+	code, out, _ = runCLI(t, env, "admin", "key", "list", "--project", id, "--json")
+	var keys []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &keys) != nil || len(keys) != 2 || strings.Contains(out, key["key"].(string)) {
+		t.Fatalf("key list: %d %s", code, out)
+	}
+	code, out, _ = runCLI(t, env, "admin", "key", "revoke", key["id"].(string), "--json")
+	var rev map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &rev) != nil || rev["revokedAt"] == nil {
+		t.Fatalf("revoke: %d %s", code, out)
+	}
+	code, out, _ = runCLI(t, env, "admin", "project", "list", "--json")
+	var list []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("project list: %d %s", code, out)
+	}
+}
+
+func TestAdmin_Errors(t *testing.T) {
+	t.Parallel()
+	env := dbEnv(t)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"admin", "key", "create"}, exitUsage, "--project is required"},
+		{[]string{"admin", "key", "create", "--project", "nope"}, exitError, "project nope not found"},
+		{[]string{"admin", "key", "create", "--project", "x", "--expires", "soon"}, exitUsage, "invalid value"},
+		{[]string{"admin", "key", "revoke", "nope"}, exitError, "API key nope not found"},
+		{[]string{"admin", "key", "revoke"}, exitUsage, "usage: switchboard admin key revoke"},
+		{[]string{"admin", "project", "create"}, exitUsage, "usage: switchboard admin project create"},
+		{[]string{"admin", "widget", "make"}, exitUsage, "unknown admin command"},
+		{[]string{"frobnicate"}, exitUsage, "unknown command"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, env, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
+
+func TestMigrate_StatusThenApply(t *testing.T) {
+	t.Parallel()
+	env := dbEnv(t)
+	code, out, _ := runCLI(t, env, "migrate", "--status")
+	if code != 0 || !strings.Contains(out, "pending") || strings.Contains(out, "applied") {
+		t.Fatalf("status before: %d %s", code, out)
+	}
+	code, out, _ = runCLI(t, env, "migrate")
+	if code != 0 || !strings.Contains(out, "applied 0001_") {
+		t.Fatalf("apply: %d %s", code, out)
+	}
+	code, out, _ = runCLI(t, env, "migrate")
+	if code != 0 || !strings.Contains(out, "up to date") {
+		t.Fatalf("apply again: %d %s", code, out)
+	}
+	code, out, _ = runCLI(t, env, "migrate", "--status", "--json")
+	var states []struct {
+		Version   int        `json:"version"`
+		AppliedAt *time.Time `json:"appliedAt"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &states) != nil || len(states) == 0 || states[0].AppliedAt == nil {
+		t.Fatalf("status after: %d %s", code, out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	code, out, _ := runCLI(t, nil, "version")
+	if code != 0 || !strings.HasPrefix(out, "switchboard ") {
+		t.Fatalf("%d %q", code, out)
+	}
+}

@@ -1,0 +1,130 @@
+// Package cli implements the switchboard subcommands. It is the only place
+// that wires the concrete parts (configuration, store, key ring, HTTP
+// server) together.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+)
+
+// Program is one run of the switchboard binary, with its standard streams
+// and environment passed in so tests can run it in process.
+type Program struct {
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	// OnListen, when set, is told each listener's name ("base", "mcp",
+	// "assets") and bound address once serve is listening.
+	OnListen func(name, addr string)
+}
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// errUsage marks an error caused by the command line; the message says how
+// to call the command.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+const usage = `Switchboard: an integration gateway for AI agents.
+
+Usage:
+  switchboard serve [flags]                 start the server (applies pending migrations)
+  switchboard migrate [--status] [--json]   apply pending migrations, or list them
+  switchboard admin project create NAME     create a project
+  switchboard admin project list            list projects
+  switchboard admin key create --project ID [--name N] [--expires 720h]
+  switchboard admin key list --project ID
+  switchboard admin key revoke KEY_ID
+  switchboard version
+
+Every admin command takes --json and then prints exactly one JSON document.
+Run 'switchboard serve --help' for the configuration flags and variables.
+`
+
+// Run runs one command line and returns the process exit code.
+func (p *Program) Run(ctx context.Context, args []string) int {
+	if p.Getenv == nil {
+		p.Getenv = func(string) string { return "" }
+	}
+	if len(args) == 0 {
+		fmt.Fprint(p.Stderr, usage)
+		return exitUsage
+	}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = p.serve(ctx, args[1:])
+	case "migrate":
+		err = p.migrate(ctx, args[1:])
+	case "admin":
+		err = p.admin(ctx, args[1:])
+	case "version", "--version":
+		fmt.Fprintln(p.Stdout, versionLine())
+	case "help", "-h", "--help":
+		fmt.Fprint(p.Stdout, usage)
+	default:
+		err = usagef("unknown command %q; run 'switchboard help'", args[0])
+	}
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintln(p.Stderr, "switchboard:", ue.msg)
+		return exitUsage
+	default:
+		fmt.Fprintln(p.Stderr, "switchboard:", err)
+		return exitError
+	}
+}
+
+// parseArgs parses flags that may stand before, between or after the
+// positional arguments, and returns the positional ones.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usagef("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// newFlagSet returns a flag set that reports errors rather than exiting.
+func (p *Program) newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(p.Stderr)
+	return fs
+}
+
+// expectArgs checks the number of positional arguments.
+func expectArgs(got []string, want int, synopsis string) error {
+	if len(got) != want {
+		return usagef("usage: switchboard %s", synopsis)
+	}
+	return nil
+}

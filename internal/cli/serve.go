@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/apikey"
+	"github.com/switchboard-gw/switchboard/internal/config"
+	"github.com/switchboard-gw/switchboard/internal/httpapi"
+	"github.com/switchboard-gw/switchboard/internal/logging"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// serve runs the server until ctx ends, then shuts down gracefully: stop
+// accepting, let in-flight requests finish within the shutdown timeout,
+// then close the database.
+func (p *Program) serve(ctx context.Context, args []string) error {
+	c := p.configFlags("serve")
+	pos, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("serve takes no arguments, got %q", pos[0])
+	}
+	cfg := c.cfg
+	level, _ := cfg.Level()
+	log := logging.New(p.Stderr, cfg.LogFormat, level)
+
+	ring, err := loadKeyring(cfg, log)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	log.Info("storage ready", "database", describeStore(st, cfg), "secret_key", ring.PrimaryKeyID())
+
+	if err := p.bootstrap(ctx, st); err != nil {
+		return err
+	}
+
+	api := httpapi.New(httpapi.Options{
+		Store: st, Logger: log, BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, MaxBodyBytes: cfg.MaxBodyBytes,
+	})
+	listeners := []struct {
+		name, addr string
+		handler    http.Handler
+	}{
+		{"base", cfg.Addr, api.Handler()},
+		{"mcp", cfg.MCPAddr, api.MCPHandler()},
+	}
+	if cfg.AssetsAddr != "" {
+		listeners = append(listeners, struct {
+			name, addr string
+			handler    http.Handler
+		}{"assets", cfg.AssetsAddr, api.AssetsHandler()})
+	}
+
+	errc := make(chan error, len(listeners))
+	var servers []*http.Server
+	for _, l := range listeners {
+		ln, err := net.Listen("tcp", l.addr)
+		if err != nil {
+			for _, s := range servers {
+				s.Close()
+			}
+			return fmt.Errorf("listen on %s for the %s host: %w", l.addr, l.name, err)
+		}
+		srv := newHTTPServer(l.handler, log)
+		servers = append(servers, srv)
+		log.Info("listening", "listener", l.name, "addr", ln.Addr().String(), "url", publicURL(cfg, l.name))
+		if p.OnListen != nil {
+			p.OnListen(l.name, ln.Addr().String())
+		}
+		go func() {
+			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("%s listener: %w", l.name, err)
+			}
+		}()
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
+	case serveErr = <-errc:
+		log.Error("listener failed; shutting down", "error", serveErr.Error())
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, srv := range servers {
+		wg.Go(func() {
+			if err := srv.Shutdown(shutdownCtx); err != nil {
+				log.Warn("requests still in flight at the shutdown deadline were cut off", "error", err.Error())
+				srv.Close()
+			}
+		})
+	}
+	wg.Wait()
+	log.Info("stopped")
+	return serveErr
+}
+
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+func publicURL(cfg *config.Config, listener string) string {
+	switch listener {
+	case "mcp":
+		return cfg.MCPURL
+	case "assets":
+		return cfg.AssetsURL
+	}
+	return cfg.BaseURL
+}
+
+// bootstrap creates project "default" with one API key when the database
+// holds no project yet, and prints the key to stdout this once.
+func (p *Program) bootstrap(ctx context.Context, st *store.Store) error {
+	key, hash, hint, err := apikey.Generate()
+	if err != nil {
+		return err
+	}
+	proj, _, created, err := st.BootstrapProject(ctx, "default", store.NewAPIKey{Name: "bootstrap", Hash: hash, Hint: hint})
+	if err != nil || !created {
+		return err
+	}
+	fmt.Fprintf(p.Stdout, "Created project %q (%s) with its first API key:\n\n    %s\n\nThis key will not be shown again: store it now. Make more with 'switchboard admin key create --project %s'.\n",
+		proj.Name, proj.ID, key, proj.ID)
+	return nil
+}
