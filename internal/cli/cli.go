@@ -49,6 +49,8 @@ Usage:
   switchboard admin key create --project ID [--name N] [--expires 720h]
   switchboard admin key list --project ID
   switchboard admin key revoke KEY_ID
+  switchboard catalog export [--format catalog|spec-match]
+  switchboard catalog check [--dir catalog] [--only IDS] [--shared ../shared]
   switchboard version
 
 Every admin command takes --json and then prints exactly one JSON document.
@@ -72,6 +74,8 @@ func (p *Program) Run(ctx context.Context, args []string) int {
 		err = p.migrate(ctx, args[1:])
 	case "admin":
 		err = p.admin(ctx, args[1:])
+	case "catalog":
+		err = p.catalogCmd(ctx, args[1:])
 	case "version", "--version":
 		fmt.Fprintln(p.Stdout, versionLine())
 	case "help", "-h", "--help":

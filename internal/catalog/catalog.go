@@ -1,0 +1,115 @@
+package catalog
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Catalog is the loaded, validated set of built-in connectors. It is
+// immutable after Load and safe for concurrent use.
+type Catalog struct {
+	connectors []*Connector // most popular first, then by id
+	byID       map[string]*Connector
+	tools      []*Tool // by id
+	toolByID   map[string]*Tool
+	triggers   map[string]*Trigger
+}
+
+func newCatalog(cs []*Connector) (*Catalog, []string) {
+	var problems []string
+	c := &Catalog{byID: map[string]*Connector{}, toolByID: map[string]*Tool{}, triggers: map[string]*Trigger{}}
+	for _, con := range cs {
+		if _, dup := c.byID[con.ID]; dup {
+			problems = append(problems, fmt.Sprintf("connector id %q appears twice", con.ID))
+			continue
+		}
+		c.byID[con.ID] = con
+		c.connectors = append(c.connectors, con)
+		for _, t := range con.Tools {
+			if _, dup := c.toolByID[t.ID]; dup {
+				problems = append(problems, fmt.Sprintf("%s: tool id %q appears twice", con.ID, t.ID))
+				continue
+			}
+			c.toolByID[t.ID] = t
+			c.tools = append(c.tools, t)
+		}
+		for _, tr := range con.Triggers {
+			if _, dup := c.triggers[tr.ID]; dup {
+				problems = append(problems, fmt.Sprintf("%s: trigger id %q appears twice", con.ID, tr.ID))
+				continue
+			}
+			c.triggers[tr.ID] = tr
+		}
+	}
+	sort.Slice(c.connectors, func(i, j int) bool { return lessConnector(c.connectors[i], c.connectors[j]) })
+	sort.Slice(c.tools, func(i, j int) bool { return c.tools[i].ID < c.tools[j].ID })
+	return c, problems
+}
+
+// lessConnector orders ranked connectors by rank, before unranked ones, then by id.
+func lessConnector(a, b *Connector) bool {
+	switch {
+	case a.Popularity > 0 && b.Popularity > 0 && a.Popularity != b.Popularity:
+		return a.Popularity < b.Popularity
+	case (a.Popularity > 0) != (b.Popularity > 0):
+		return a.Popularity > 0
+	}
+	return a.ID < b.ID
+}
+
+// Connectors returns every connector, most popular first, then by id.
+func (c *Catalog) Connectors() []*Connector { return c.connectors }
+
+// Connector returns one connector.
+func (c *Catalog) Connector(id string) (*Connector, bool) {
+	con, ok := c.byID[id]
+	return con, ok
+}
+
+// Tools returns every tool sorted by id.
+func (c *Catalog) Tools() []*Tool { return c.tools }
+
+// Tool returns one tool.
+func (c *Catalog) Tool(id string) (*Tool, bool) {
+	t, ok := c.toolByID[id]
+	return t, ok
+}
+
+// Trigger returns one trigger definition.
+func (c *Catalog) Trigger(id string) (*Trigger, bool) {
+	t, ok := c.triggers[id]
+	return t, ok
+}
+
+// Connector returns the connector the tool belongs to.
+func (t *Tool) Connector() *Connector { return t.connector }
+
+// Classification returns the tool's data class, pii when none is set.
+func (t *Tool) Classification() string {
+	if t.DataClassification == "" {
+		return ClassPII
+	}
+	return t.DataClassification
+}
+
+// Popular reports whether the connector has a popularity rank.
+func (c *Connector) Popular() bool { return c.Popularity > 0 }
+
+// Connector returns the connector the trigger belongs to.
+func (t *Trigger) Connector() *Connector { return t.connector }
+
+// ValidateInput checks a tool input against the tool's input schema. The
+// error, a *jsonschema.ValidationError, lists every problem.
+func (t *Tool) ValidateInput(input any) error { return t.input.Validate(input) }
+
+// ValidateConfig checks a trigger config against its schema; a trigger
+// without a config schema accepts only an empty or absent config.
+func (t *Trigger) ValidateConfig(config map[string]any) error {
+	if t.config == nil {
+		if len(config) > 0 {
+			return fmt.Errorf("trigger %s takes no config", t.ID)
+		}
+		return nil
+	}
+	return t.config.Validate(config)
+}

@@ -1,0 +1,291 @@
+// Package catalog holds the built-in connectors, their tools and triggers:
+// definitions written as YAML under catalog/connectors, loaded and
+// validated strictly at start, and the search index over them.
+package catalog
+
+import (
+	"encoding/json"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Categories are the ten connector categories of SPEC.md section 2.1.
+var Categories = []string{
+	"communication", "developer-tools", "crm", "productivity", "marketing",
+	"analytics", "finance", "storage", "security", "commerce",
+}
+
+// Effects a tool can have.
+const (
+	EffectRead        = "read"
+	EffectWrite       = "write"
+	EffectDestructive = "destructive"
+)
+
+// Data classes, least to most sensitive (DESIGN.md section 4).
+const (
+	ClassStandard = "standard"
+	ClassPII      = "pii"
+	ClassPHI      = "phi"
+)
+
+// ClassRank orders data classes: standard < pii < phi.
+func ClassRank(class string) int {
+	switch class {
+	case ClassStandard:
+		return 0
+	case ClassPII:
+		return 1
+	case ClassPHI:
+		return 2
+	}
+	return -1
+}
+
+// Auth method types of SPEC.md section 2.5.
+const (
+	AuthOAuth2                  = "oauth2"
+	AuthOAuth2ClientCredentials = "oauth2_client_credentials"
+	AuthAPIKey                  = "api_key"
+	AuthBasic                   = "basic"
+	AuthAWSIAM                  = "aws_iam"
+	AuthCustom                  = "custom"
+	AuthNone                    = "none"
+)
+
+// Connector is one built-in integration, as written in its YAML file.
+type Connector struct {
+	ID          string `yaml:"id" json:"id"`
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description" json:"description"`
+	Category    string `yaml:"category" json:"category"`
+	// Popularity is a rank (1 = most popular); 0 means not ranked.
+	Popularity int `yaml:"popularity" json:"popularity,omitempty"`
+	// Verification is "verified" or "unverified" (the default).
+	Verification string `yaml:"verification" json:"verification"`
+	// Docs links the provider's API reference.
+	Docs string `yaml:"docs" json:"docs,omitempty"`
+	API  API    `yaml:"api" json:"api"`
+	// ConnectionFields are per-account values that fill {placeholders} of
+	// API.BaseURL (a Shopify shop, a Zendesk subdomain, a Salesforce instance).
+	ConnectionFields []ConnectionField `yaml:"connectionFields" json:"connectionFields,omitempty"`
+	AuthMethods      []AuthMethod      `yaml:"authMethods" json:"authMethods"`
+	Identity         *Identity         `yaml:"identity" json:"identity,omitempty"`
+	Tools            []*Tool           `yaml:"tools" json:"tools"`
+	Triggers         []*Trigger        `yaml:"triggers" json:"triggers,omitempty"`
+}
+
+// API is where a connector's tools and the raw proxy send requests.
+type API struct {
+	// BaseURL is the https base of tool paths; it may hold {field}
+	// placeholders filled from ConnectionFields.
+	BaseURL string `yaml:"baseUrl" json:"baseUrl"`
+	// Proxy says whether POST /v1/tools/proxy accepts this connector.
+	Proxy bool `yaml:"proxy" json:"proxy"`
+	// Headers are sent with every tool and proxy request.
+	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
+}
+
+// ConnectionField is a per-account value a connection's credential carries.
+type ConnectionField struct {
+	Name        string `yaml:"name" json:"name"`
+	Label       string `yaml:"label" json:"label"`
+	Description string `yaml:"description" json:"description,omitempty"`
+	// Pattern is a regular expression the value must match in full.
+	Pattern string `yaml:"pattern" json:"pattern,omitempty"`
+	// Example is shown as a placeholder on the Connect page.
+	Example string `yaml:"example" json:"example,omitempty"`
+	// Default fills the field when the credential leaves it out.
+	Default string `yaml:"default" json:"default,omitempty"`
+	// FromToken names the OAuth token response field that supplies the
+	// value (Salesforce instance_url), instead of the user.
+	FromToken string `yaml:"fromToken" json:"fromToken,omitempty"`
+}
+
+// AuthMethod is one way to connect an account.
+type AuthMethod struct {
+	ID          string `yaml:"id" json:"id"`
+	Type        string `yaml:"type" json:"type"`
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description" json:"description,omitempty"`
+	// OAuth2 configures oauth2 and oauth2_client_credentials.
+	OAuth2 *OAuth2 `yaml:"oauth2" json:"oauth2,omitempty"`
+	// APIKey says where an api_key credential goes.
+	APIKey *Placement `yaml:"apiKey" json:"apiKey,omitempty"`
+	// Basic labels the fields of a basic credential.
+	Basic *Basic `yaml:"basic" json:"basic,omitempty"`
+	// AWS configures SigV4 signing for aws_iam.
+	AWS *AWS `yaml:"aws" json:"aws,omitempty"`
+	// Fields are the named fields of a custom credential, each with where it goes.
+	Fields []CustomField `yaml:"fields" json:"fields,omitempty"`
+}
+
+// OAuth2 is the provider side of an OAuth 2.0 flow.
+type OAuth2 struct {
+	AuthorizeURL string   `yaml:"authorizeUrl" json:"authorizeUrl,omitempty"`
+	TokenURL     string   `yaml:"tokenUrl" json:"tokenUrl"`
+	Scopes       []string `yaml:"scopes" json:"scopes,omitempty"`
+	// ScopeSeparator joins scopes in the authorize URL; a space by default.
+	ScopeSeparator string `yaml:"scopeSeparator" json:"scopeSeparator,omitempty"`
+	PKCE           bool   `yaml:"pkce" json:"pkce"`
+	// TokenAuthStyle is "header" (HTTP basic) or "body" (client id and
+	// secret as form fields) for the token endpoint.
+	TokenAuthStyle string `yaml:"tokenAuthStyle" json:"tokenAuthStyle"`
+	// Refresh says whether access tokens expire and are refreshed.
+	Refresh bool `yaml:"refresh" json:"refresh"`
+	// AuthorizeParams are extra authorize URL parameters (access_type=offline).
+	AuthorizeParams map[string]string `yaml:"authorizeParams" json:"authorizeParams,omitempty"`
+	// Placement overrides how the access token is sent; Bearer by default.
+	Placement *Placement `yaml:"placement" json:"placement,omitempty"`
+}
+
+// Placement says where a secret value goes in a request: a header with a
+// format ("Bearer {value}"), or a query parameter.
+type Placement struct {
+	// In is "header" or "query".
+	In   string `yaml:"in" json:"in"`
+	Name string `yaml:"name" json:"name"`
+	// Format wraps the value in a header, with {value} standing for it.
+	Format string `yaml:"format" json:"format,omitempty"`
+}
+
+// Basic labels the two fields of an HTTP basic credential.
+type Basic struct {
+	UsernameLabel string `yaml:"usernameLabel" json:"usernameLabel"`
+	PasswordLabel string `yaml:"passwordLabel" json:"passwordLabel"`
+}
+
+// AWS configures SigV4 request signing.
+type AWS struct {
+	Service string `yaml:"service" json:"service"`
+	// Region is the default region; a connection may name its own.
+	Region string `yaml:"region" json:"region"`
+}
+
+// CustomField is one named field of a custom credential.
+type CustomField struct {
+	Name   string `yaml:"name" json:"name"`
+	Label  string `yaml:"label" json:"label"`
+	Secret bool   `yaml:"secret" json:"secret"`
+	// Placement is where the value goes; nil means it only fills the base URL.
+	Placement *Placement `yaml:"placement" json:"placement,omitempty"`
+}
+
+// Identity is the call that labels an account with the provider-side login
+// or e-mail.
+type Identity struct {
+	Method string `yaml:"method" json:"method"`
+	Path   string `yaml:"path" json:"path"`
+	// Label is the dotted path of the label in the response (login, user.email).
+	Label string `yaml:"label" json:"label"`
+	// GraphQL is a query document for GraphQL APIs.
+	GraphQL string `yaml:"graphql" json:"graphql,omitempty"`
+}
+
+// Tool is one operation of a connector.
+type Tool struct {
+	ID          string `yaml:"id" json:"id"`
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description" json:"description"`
+	Effect      string `yaml:"effect" json:"effect"`
+	// DataClassification is standard, pii or phi; empty reads as pii.
+	DataClassification string   `yaml:"dataClassification" json:"dataClassification"`
+	RequiredScopes     []string `yaml:"requiredScopes" json:"requiredScopes"`
+	InputSchema        Schema   `yaml:"inputSchema" json:"inputSchema"`
+	OutputSchema       Schema   `yaml:"outputSchema" json:"outputSchema,omitempty"`
+	// Request maps the input to one HTTP request. Handler names a Go
+	// handler registered in code for what a mapping cannot express (a MIME
+	// message, a multipart upload); with a Handler, Request still names the
+	// method and path the handler calls.
+	Request *Request `yaml:"request" json:"request,omitempty"`
+	Handler string   `yaml:"handler" json:"handler,omitempty"`
+	// Keywords are extra search terms (synonyms people use for this tool).
+	Keywords []string `yaml:"keywords" json:"keywords,omitempty"`
+
+	connector *Connector
+	input     *jsonschema.Schema
+}
+
+// Request maps a tool's input to an HTTP request.
+type Request struct {
+	Method string `yaml:"method" json:"method"`
+	// Path is relative to the connector's base URL; {name} takes the input
+	// field name, percent-encoded as one segment ({+name} keeps slashes).
+	Path string `yaml:"path" json:"path"`
+	// Query lists input fields sent as query parameters. For GET and DELETE
+	// every input field not used elsewhere goes to the query by default.
+	Query []string `yaml:"query" json:"query,omitempty"`
+	// Headers maps input fields to request header names.
+	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
+	// Body lists input fields sent in the body. For POST, PUT and PATCH every
+	// input field not used elsewhere goes to the body by default.
+	Body []string `yaml:"body" json:"body,omitempty"`
+	// BodyType is json (default) or form.
+	BodyType string `yaml:"bodyType" json:"bodyType,omitempty"`
+	// BodyWrap puts the body fields inside an envelope key ({"data": {...}}).
+	BodyWrap string `yaml:"bodyWrap" json:"bodyWrap,omitempty"`
+	// StaticQuery and StaticBody are constants sent with every call.
+	StaticQuery map[string]string `yaml:"staticQuery" json:"staticQuery,omitempty"`
+	StaticBody  map[string]any    `yaml:"staticBody" json:"staticBody,omitempty"`
+	// GraphQL is the document of a GraphQL API call; the input fields are
+	// its variables and the request is POSTed to Path.
+	GraphQL string `yaml:"graphql" json:"graphql,omitempty"`
+	// Response is the dotted path of the part of the response to return
+	// (data.issues.nodes); empty returns the whole body.
+	Response string `yaml:"response" json:"response,omitempty"`
+}
+
+// Trigger is one provider event a connection can subscribe to.
+type Trigger struct {
+	ID          string `yaml:"id" json:"id"`
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description" json:"description"`
+	// Match selects the deliveries that are this event.
+	Match Match `yaml:"match" json:"match"`
+	// Verification names the scheme that proves the provider sent a delivery.
+	Verification string `yaml:"verification" json:"verification"`
+	Setup        Setup  `yaml:"setup" json:"setup"`
+	ConfigSchema Schema `yaml:"configSchema" json:"configSchema,omitempty"`
+
+	connector *Connector
+	config    *jsonschema.Schema
+}
+
+// Match selects deliveries: every header must equal its value and every
+// dotted body path must equal its value.
+type Match struct {
+	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
+	Body    map[string]string `yaml:"body" json:"body,omitempty"`
+}
+
+// Setup says how a trigger is put in place at the provider.
+type Setup struct {
+	// Manual means the user pastes our URL and the signing secret.
+	Manual bool `yaml:"manual" json:"manual"`
+	// Register and Unregister are the API calls of automatic setup; their
+	// paths take {config fields} and Unregister also {hookId}.
+	Register   *HookCall `yaml:"register" json:"register,omitempty"`
+	Unregister *HookCall `yaml:"unregister" json:"unregister,omitempty"`
+}
+
+// HookCall is one API call of automatic trigger setup.
+type HookCall struct {
+	Method string         `yaml:"method" json:"method"`
+	Path   string         `yaml:"path" json:"path"`
+	Body   map[string]any `yaml:"body" json:"body,omitempty"`
+	// HookID is the dotted path of the created webhook's id in the response.
+	HookID string `yaml:"hookId" json:"hookId,omitempty"`
+	// Secret is the dotted path of a signing secret the provider returns.
+	Secret string `yaml:"secret" json:"secret,omitempty"`
+}
+
+// Schema is a JSON Schema kept as JSON text, converted from YAML at load.
+type Schema json.RawMessage
+
+// MarshalJSON writes the schema as it is.
+func (s Schema) MarshalJSON() ([]byte, error) {
+	if len(s) == 0 {
+		return []byte("null"), nil
+	}
+	return s, nil
+}

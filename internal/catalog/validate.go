@@ -1,0 +1,367 @@
+package catalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+var (
+	idPattern        = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
+	placeholderRegex = regexp.MustCompile(`\{\+?([A-Za-z0-9_]+)\}`)
+	handlerPattern   = regexp.MustCompile(`^[a-z0-9_]+$`)
+	methods          = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+	authTypes        = []string{AuthOAuth2, AuthOAuth2ClientCredentials, AuthAPIKey, AuthBasic, AuthAWSIAM, AuthCustom, AuthNone}
+)
+
+// MaxToolIDLen bounds tool and trigger ids so they are valid function names
+// for every model vendor.
+const MaxToolIDLen = 64
+
+// Schemes are the webhook verification schemes a trigger may name; the
+// trigger package implements each.
+var Schemes = []string{
+	"github_hmac_sha256", "gitlab_token", "slack_v0", "stripe", "standard_webhooks",
+	"shopify_hmac", "linear_hmac", "twilio", "hubspot_v3", "intercom_hmac_sha1",
+	"calendly", "zendesk", "sentry", "jira_hmac", "pagerduty_v1", "square",
+	"notion", "asana", "box", "dropbox", "zoom", "sendgrid", "mailchimp",
+	"discord_ed25519", "trello", "clickup", "airtable", "pipedrive_basic",
+	"okta", "typeform", "figma_passcode", "xero", "quickbooks",
+	"todoist", "monday", "posthog_secret", "microsoft_graph",
+}
+
+// validator collects problems with the field path each concerns.
+type validator struct {
+	problems []string
+}
+
+func (v *validator) add(field, format string, args ...any) {
+	v.problems = append(v.problems, field+": "+fmt.Sprintf(format, args...))
+}
+
+func (v *validator) connector(c *Connector) {
+	if !idPattern.MatchString(c.ID) {
+		v.add("id", "%q must be lowercase letters and digits joined by single underscores", c.ID)
+	}
+	if c.Name == "" {
+		v.add("name", "is required")
+	}
+	if len(c.Description) < 20 {
+		v.add("description", "is required (a sentence on what the application is)")
+	}
+	if !slices.Contains(Categories, c.Category) {
+		v.add("category", "%q is not one of %s", c.Category, strings.Join(Categories, ", "))
+	}
+	if c.Popularity < 0 {
+		v.add("popularity", "must be a positive rank, or left out")
+	}
+	switch c.Verification {
+	case "":
+		c.Verification = "unverified"
+	case "verified", "unverified":
+	default:
+		v.add("verification", "%q must be verified or unverified", c.Verification)
+	}
+
+	fields := map[string]bool{}
+	for i, f := range c.ConnectionFields {
+		p := fmt.Sprintf("connectionFields[%d]", i)
+		if f.Name == "" || f.Label == "" {
+			v.add(p, "name and label are required")
+		}
+		if fields[f.Name] {
+			v.add(p+".name", "%q appears twice", f.Name)
+		}
+		fields[f.Name] = true
+		if f.Pattern != "" {
+			if _, err := regexp.Compile("^(?:" + f.Pattern + ")$"); err != nil {
+				v.add(p+".pattern", "does not compile: %v", err)
+			}
+		}
+	}
+	v.baseURL("api.baseUrl", c.API.BaseURL, fields)
+
+	if len(c.AuthMethods) == 0 {
+		v.add("authMethods", "at least one is required")
+	}
+	seen := map[string]bool{}
+	for i := range c.AuthMethods {
+		m := &c.AuthMethods[i]
+		p := fmt.Sprintf("authMethods[%d]", i)
+		if seen[m.ID] {
+			v.add(p+".id", "%q appears twice", m.ID)
+		}
+		seen[m.ID] = true
+		v.authMethod(p, m, fields)
+	}
+	if c.Identity != nil {
+		if c.Identity.Label == "" || (c.Identity.Path == "" && c.Identity.GraphQL == "") {
+			v.add("identity", "needs a path (or graphql) and a label")
+		}
+		if c.Identity.Method != "" && !slices.Contains(methods, c.Identity.Method) {
+			v.add("identity.method", "%q is not an HTTP method", c.Identity.Method)
+		}
+	}
+	if len(c.Tools) == 0 {
+		v.add("tools", "at least one tool is required")
+	}
+	for i, t := range c.Tools {
+		t.connector = c
+		v.tool(fmt.Sprintf("tools[%d] (%s)", i, t.ID), c, t)
+	}
+	for i, tr := range c.Triggers {
+		tr.connector = c
+		v.trigger(fmt.Sprintf("triggers[%d] (%s)", i, tr.ID), c, tr)
+	}
+}
+
+func (v *validator) baseURL(field, raw string, fields map[string]bool) {
+	filled := placeholderRegex.ReplaceAllStringFunc(raw, func(m string) string {
+		name := placeholderRegex.FindStringSubmatch(m)[1]
+		if !fields[name] {
+			v.add(field, "placeholder {%s} is not a connection field", name)
+		}
+		return "x"
+	})
+	u, err := url.Parse(filled)
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.RawQuery != "" {
+		v.add(field, "%q must be an https URL without a query", raw)
+	}
+}
+
+func (v *validator) authMethod(p string, m *AuthMethod, fields map[string]bool) {
+	if m.ID == "" || m.Name == "" {
+		v.add(p, "id and name are required")
+	}
+	if !slices.Contains(authTypes, m.Type) {
+		v.add(p+".type", "%q is not one of %s", m.Type, strings.Join(authTypes, ", "))
+		return
+	}
+	switch m.Type {
+	case AuthOAuth2, AuthOAuth2ClientCredentials:
+		if m.OAuth2 == nil {
+			v.add(p+".oauth2", "is required for type %s", m.Type)
+			return
+		}
+		if m.Type == AuthOAuth2 {
+			v.baseURL(p+".oauth2.authorizeUrl", m.OAuth2.AuthorizeURL, fields)
+		}
+		v.baseURL(p+".oauth2.tokenUrl", m.OAuth2.TokenURL, fields)
+		switch m.OAuth2.TokenAuthStyle {
+		case "":
+			m.OAuth2.TokenAuthStyle = "header"
+		case "header", "body":
+		default:
+			v.add(p+".oauth2.tokenAuthStyle", "%q must be header or body", m.OAuth2.TokenAuthStyle)
+		}
+		if m.OAuth2.Placement != nil {
+			v.placement(p+".oauth2.placement", m.OAuth2.Placement)
+		}
+	case AuthAPIKey:
+		if m.APIKey == nil {
+			v.add(p+".apiKey", "is required for type api_key (where the key goes)")
+			return
+		}
+		v.placement(p+".apiKey", m.APIKey)
+	case AuthAWSIAM:
+		if m.AWS == nil || m.AWS.Service == "" || m.AWS.Region == "" {
+			v.add(p+".aws", "service and region are required for type aws_iam")
+		}
+	case AuthCustom:
+		if len(m.Fields) == 0 {
+			v.add(p+".fields", "a custom method needs at least one field")
+		}
+		for j, f := range m.Fields {
+			fp := fmt.Sprintf("%s.fields[%d]", p, j)
+			if f.Name == "" || f.Label == "" {
+				v.add(fp, "name and label are required")
+			}
+			if f.Placement != nil {
+				v.placement(fp+".placement", f.Placement)
+			} else if !fields[f.Name] {
+				v.add(fp+".placement", "is required unless the field fills a base URL placeholder")
+			}
+		}
+	}
+}
+
+func (v *validator) placement(p string, pl *Placement) {
+	switch pl.In {
+	case "header", "query":
+	default:
+		v.add(p+".in", "%q must be header or query", pl.In)
+	}
+	if pl.Name == "" {
+		v.add(p+".name", "is required")
+	}
+	if pl.Format != "" && !strings.Contains(pl.Format, "{value}") {
+		v.add(p+".format", "%q must contain {value}", pl.Format)
+	}
+}
+
+// schemaProperties returns the top-level properties and required list.
+func schemaProperties(s Schema) (props map[string]json.RawMessage, required []string, typ string, addl json.RawMessage) {
+	var doc struct {
+		Type                 string                     `json:"type"`
+		Properties           map[string]json.RawMessage `json:"properties"`
+		Required             []string                   `json:"required"`
+		AdditionalProperties json.RawMessage            `json:"additionalProperties"`
+	}
+	_ = json.Unmarshal(s, &doc)
+	return doc.Properties, doc.Required, doc.Type, doc.AdditionalProperties
+}
+
+func (v *validator) tool(p string, c *Connector, t *Tool) {
+	if !idPattern.MatchString(t.ID) || !strings.HasPrefix(t.ID, c.ID+"_") || len(t.ID) > MaxToolIDLen {
+		v.add(p+".id", "must be %s_<verb>_<noun> in snake case, at most %d characters", c.ID, MaxToolIDLen)
+	}
+	if t.Name == "" {
+		v.add(p+".name", "is required")
+	}
+	if len(t.Description) < 30 {
+		v.add(p+".description", "must tell a model what the tool does and when to use it (30+ characters)")
+	}
+	if !slices.Contains([]string{EffectRead, EffectWrite, EffectDestructive}, t.Effect) {
+		v.add(p+".effect", "%q must be read, write or destructive", t.Effect)
+	}
+	if t.DataClassification != "" && ClassRank(t.DataClassification) < 0 {
+		v.add(p+".dataClassification", "%q must be standard, pii or phi", t.DataClassification)
+	}
+	if t.RequiredScopes == nil {
+		t.RequiredScopes = []string{}
+	}
+	if len(t.InputSchema) == 0 {
+		v.add(p+".inputSchema", "is required")
+		return
+	}
+	sch, err := compileSchema(t.ID+"/input", t.InputSchema)
+	if err != nil {
+		v.add(p+".inputSchema", "%v", err)
+		return
+	}
+	t.input = sch
+	if len(t.OutputSchema) > 0 {
+		if _, err := compileSchema(t.ID+"/output", t.OutputSchema); err != nil {
+			v.add(p+".outputSchema", "%v", err)
+		}
+	}
+	props, required, typ, addl := schemaProperties(t.InputSchema)
+	if typ != "object" {
+		v.add(p+".inputSchema.type", "must be object")
+	}
+	if string(addl) != "false" {
+		v.add(p+".inputSchema.additionalProperties", "must be false")
+	}
+	for _, r := range required {
+		if _, ok := props[r]; !ok {
+			v.add(p+".inputSchema.required", "%q is not a property", r)
+		}
+	}
+	if t.Handler != "" && !handlerPattern.MatchString(t.Handler) {
+		v.add(p+".handler", "%q must be a snake_case handler name", t.Handler)
+	}
+	switch {
+	case t.Request != nil:
+		v.request(p+".request", t.Request, props, required)
+	case t.Handler == "":
+		v.add(p, "needs a request mapping or a handler")
+	}
+}
+
+func (v *validator) request(p string, r *Request, props map[string]json.RawMessage, required []string) {
+	if !slices.Contains(methods, r.Method) {
+		v.add(p+".method", "%q must be one of %s", r.Method, strings.Join(methods, ", "))
+	}
+	if !strings.HasPrefix(r.Path, "/") {
+		v.add(p+".path", "%q must start with /", r.Path)
+	}
+	used := map[string]string{}
+	use := func(field, where string) {
+		if _, ok := props[field]; !ok {
+			v.add(p+"."+where, "%q is not a property of the input schema", field)
+		}
+		if prev, ok := used[field]; ok && prev != where {
+			v.add(p+"."+where, "%q is already sent in the %s", field, prev)
+		}
+		used[field] = where
+	}
+	for _, m := range placeholderRegex.FindAllStringSubmatch(r.Path, -1) {
+		use(m[1], "path")
+		if !slices.Contains(required, m[1]) {
+			v.add(p+".path", "path parameter %q must be required in the input schema", m[1])
+		}
+	}
+	for _, q := range r.Query {
+		use(q, "query")
+	}
+	for f, h := range r.Headers {
+		use(f, "headers")
+		if h == "" {
+			v.add(p+".headers", "%q maps to an empty header name", f)
+		}
+	}
+	for _, b := range r.Body {
+		use(b, "body")
+	}
+	switch r.BodyType {
+	case "", "json", "form":
+	default:
+		v.add(p+".bodyType", "%q must be json or form", r.BodyType)
+	}
+	if r.GraphQL != "" && r.Method != "POST" {
+		v.add(p+".method", "a GraphQL request is a POST")
+	}
+	if (r.Method == "GET" || r.Method == "DELETE") && len(r.Body) > 0 && r.GraphQL == "" {
+		v.add(p+".body", "a %s request sends no body", r.Method)
+	}
+}
+
+func (v *validator) trigger(p string, c *Connector, tr *Trigger) {
+	if !idPattern.MatchString(tr.ID) || !strings.HasPrefix(tr.ID, c.ID+"_") || len(tr.ID) > MaxToolIDLen {
+		v.add(p+".id", "must be %s_<event> in snake case, at most %d characters", c.ID, MaxToolIDLen)
+	}
+	if tr.Name == "" || len(tr.Description) < 20 {
+		v.add(p, "name and a description are required")
+	}
+	if !slices.Contains(Schemes, tr.Verification) {
+		v.add(p+".verification", "%q is not a known scheme (%s)", tr.Verification, strings.Join(Schemes, ", "))
+	}
+	if len(tr.Match.Headers) == 0 && len(tr.Match.Body) == 0 {
+		v.add(p+".match", "needs at least one header or body selector")
+	}
+	if !tr.Setup.Manual && tr.Setup.Register == nil {
+		v.add(p+".setup", "must allow manual setup, automatic setup (register), or both")
+	}
+	if (tr.Setup.Register == nil) != (tr.Setup.Unregister == nil) {
+		v.add(p+".setup", "register and unregister go together")
+	}
+	var configProps map[string]json.RawMessage
+	if len(tr.ConfigSchema) > 0 {
+		sch, err := compileSchema(tr.ID+"/config", tr.ConfigSchema)
+		if err != nil {
+			v.add(p+".configSchema", "%v", err)
+		} else {
+			tr.config = sch
+		}
+		configProps, _, _, _ = schemaProperties(tr.ConfigSchema)
+	}
+	for _, call := range []*HookCall{tr.Setup.Register, tr.Setup.Unregister} {
+		if call == nil {
+			continue
+		}
+		if !slices.Contains(methods, call.Method) || !strings.HasPrefix(call.Path, "/") {
+			v.add(p+".setup", "%s %s is not a method and a path", call.Method, call.Path)
+		}
+		for _, m := range placeholderRegex.FindAllStringSubmatch(call.Path, -1) {
+			if _, ok := configProps[m[1]]; !ok && m[1] != "hookId" {
+				v.add(p+".setup", "path placeholder {%s} is neither a config field nor hookId", m[1])
+			}
+		}
+	}
+	if tr.Setup.Register != nil && tr.Setup.Register.HookID == "" {
+		v.add(p+".setup.register.hookId", "is required: where the created webhook's id is in the response")
+	}
+}
