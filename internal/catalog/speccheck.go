@@ -28,13 +28,18 @@ type SpecResult struct {
 	Summary  string        `json:"summary"`
 }
 
-// CheckSpecs runs the provider spec checker of shared/tools over tools,
-// indexing shared/provider-specs into workDir first. It needs python3.
-func CheckSpecs(shared, workDir string, tools []SpecMatchTool) (*SpecResult, error) {
-	index := filepath.Join(workDir, "ops.json")
-	if out, err := exec.Command("python3", filepath.Join(shared, "tools", "spec_index.py"),
-		filepath.Join(shared, "provider-specs"), index).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("spec_index.py: %w\n%s", err, out)
+// CheckSpecs runs the provider spec checker of shared/tools over tools. It
+// indexes shared/provider-specs into index first, unless that file exists
+// already (an empty index means workDir/ops.json). It needs python3.
+func CheckSpecs(shared, workDir, index string, tools []SpecMatchTool) (*SpecResult, error) {
+	if index == "" {
+		index = filepath.Join(workDir, "ops.json")
+	}
+	if _, err := os.Stat(index); err != nil {
+		if out, err := exec.Command("python3", filepath.Join(shared, "tools", "spec_index.py"),
+			filepath.Join(shared, "provider-specs"), index).CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("spec_index.py: %w\n%s", err, out)
+		}
 	}
 	body, err := json.Marshal(tools)
 	if err != nil {

@@ -60,7 +60,7 @@ func TestBuiltInTools_MatchProviderSpecs(t *testing.T) {
 		t.Fatalf("spec-exceptions.yaml: %v", err)
 	}
 
-	result, err := CheckSpecs(shared, t.TempDir(), cat.SpecMatchTools())
+	result, err := CheckSpecs(shared, t.TempDir(), "", cat.SpecMatchTools())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // catalogCmd dispatches `switchboard catalog export|check`.
 func (p *Program) catalogCmd(_ context.Context, args []string) error {
 	if len(args) == 0 {
-		return usagef("usage: switchboard catalog export [--format catalog|spec-match], or catalog check [--dir DIR] [--only IDS] [--shared DIR]")
+		return usagef("usage: switchboard catalog export [--format catalog|spec-match], or catalog check [--dir DIR] [--only IDS] [--shared DIR] [--index FILE]")
 	}
 	switch args[0] {
 	case "export":
@@ -58,6 +58,7 @@ func (p *Program) catalogCheck(args []string) error {
 	dir := fset.String("dir", "catalog", "directory holding connectors/ and logos/")
 	only := fset.String("only", "", "comma-separated connector ids to check (all by default)")
 	shared := fset.String("shared", "../shared", "directory holding provider-specs/ and tools/")
+	index := fset.String("index", "", "operation index file to reuse (built there on first use)")
 	if pos, err := parseArgs(fset, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
@@ -89,7 +90,7 @@ func (p *Program) catalogCheck(args []string) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	res, err := catalog.CheckSpecs(*shared, work, cat.SpecMatchTools())
+	res, err := catalog.CheckSpecs(*shared, work, *index, cat.SpecMatchTools())
 	if err != nil {
 		return err
 	}
