@@ -13,6 +13,8 @@ type Catalog struct {
 	tools      []*Tool // by id
 	toolByID   map[string]*Tool
 	triggers   map[string]*Trigger
+	toolIndex  *Index
+	connIndex  *Index
 }
 
 func newCatalog(cs []*Connector) (*Catalog, []string) {
@@ -43,6 +45,16 @@ func newCatalog(cs []*Connector) (*Catalog, []string) {
 	}
 	sort.Slice(c.connectors, func(i, j int) bool { return lessConnector(c.connectors[i], c.connectors[j]) })
 	sort.Slice(c.tools, func(i, j int) bool { return c.tools[i].ID < c.tools[j].ID })
+	toolDocs := make([][]field, len(c.tools))
+	for i, t := range c.tools {
+		toolDocs[i] = toolDocument(t)
+	}
+	c.toolIndex = newIndex(toolDocs)
+	connDocs := make([][]field, len(c.connectors))
+	for i, con := range c.connectors {
+		connDocs[i] = connectorDocument(con)
+	}
+	c.connIndex = newIndex(connDocs)
 	return c, problems
 }
 
@@ -112,4 +124,40 @@ func (t *Trigger) ValidateConfig(config map[string]any) error {
 		return nil
 	}
 	return t.config.Validate(config)
+}
+
+// ToolHit is a tool ranked for a query.
+type ToolHit struct {
+	Tool  *Tool
+	Score float64
+}
+
+// SearchTools ranks the tools that match query, best first, keeping only
+// those keep accepts (nil keeps all). The index was built at load, so a
+// search reads postings and never scans the catalog.
+func (c *Catalog) SearchTools(query string, keep func(*Tool) bool) []ToolHit {
+	var k func(int) bool
+	if keep != nil {
+		k = func(doc int) bool { return keep(c.tools[doc]) }
+	}
+	hits := c.toolIndex.Search(query, k)
+	out := make([]ToolHit, len(hits))
+	for i, h := range hits {
+		out[i] = ToolHit{Tool: c.tools[h.Doc], Score: h.Score}
+	}
+	return out
+}
+
+// SearchConnectors ranks the connectors that match query, best first.
+func (c *Catalog) SearchConnectors(query string, keep func(*Connector) bool) []*Connector {
+	var k func(int) bool
+	if keep != nil {
+		k = func(doc int) bool { return keep(c.connectors[doc]) }
+	}
+	hits := c.connIndex.Search(query, k)
+	out := make([]*Connector, len(hits))
+	for i, h := range hits {
+		out[i] = c.connectors[h.Doc]
+	}
+	return out
 }

@@ -16,7 +16,7 @@ import (
 // admin dispatches `switchboard admin <resource> <verb>`.
 func (p *Program) admin(ctx context.Context, args []string) error {
 	if len(args) < 2 {
-		return usagef("usage: switchboard admin project create|list, or admin key create|list|revoke")
+		return usagef("usage: switchboard admin project create|list, admin key create|list|revoke, or admin tools disable|enable|list")
 	}
 	switch args[0] + " " + args[1] {
 	case "project create":
@@ -29,6 +29,12 @@ func (p *Program) admin(ctx context.Context, args []string) error {
 		return p.adminKeyList(ctx, args[2:])
 	case "key revoke":
 		return p.adminKeyRevoke(ctx, args[2:])
+	case "tools disable":
+		return p.adminToolsSwitch(ctx, args[2:], false)
+	case "tools enable":
+		return p.adminToolsSwitch(ctx, args[2:], true)
+	case "tools list":
+		return p.adminToolsList(ctx, args[2:])
 	}
 	return usagef("unknown admin command %q; run 'switchboard help'", args[0]+" "+args[1])
 }

@@ -124,3 +124,35 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("%d %q", code, out)
 	}
 }
+
+func TestAdminTools_DisableEnableList(t *testing.T) {
+	t.Parallel()
+	env := dbEnv(t)
+	_, out, _ := runCLI(t, env, "admin", "project", "create", "p", "--json")
+	var proj struct{ ID string }
+	if err := json.Unmarshal([]byte(out), &proj); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, env, "admin", "tools", "disable", "--project", proj.ID, "github_create_issue", "--json")
+	if code != 0 || !strings.Contains(out, "github_create_issue") {
+		t.Fatalf("disable: %d %s %s", code, out, stderr)
+	}
+	code, out, _ = runCLI(t, env, "admin", "tools", "list", "--project", proj.ID, "--disabled", "--json")
+	var rows []struct {
+		ID      string
+		Enabled bool
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 1 || rows[0].ID != "github_create_issue" || rows[0].Enabled {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	if code, _, _ := runCLI(t, env, "admin", "tools", "enable", "--project", proj.ID, "github_*"); code != 0 {
+		t.Fatalf("enable pattern: %d", code)
+	}
+	_, out, _ = runCLI(t, env, "admin", "tools", "list", "--project", proj.ID, "--disabled", "--json")
+	if strings.TrimSpace(out) != "[]" {
+		t.Fatalf("after enable: %s", out)
+	}
+	if code, _, stderr := runCLI(t, env, "admin", "tools", "disable", "--project", proj.ID, "nope_tool"); code != exitError || !strings.Contains(stderr, `no tool matches "nope_tool"`) {
+		t.Fatalf("unknown tool: %d %s", code, stderr)
+	}
+}

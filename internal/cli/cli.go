@@ -49,6 +49,8 @@ Usage:
   switchboard admin key create --project ID [--name N] [--expires 720h]
   switchboard admin key list --project ID
   switchboard admin key revoke KEY_ID
+  switchboard admin tools disable|enable --project ID TOOL_ID…   (TOOL_ID may end in *)
+  switchboard admin tools list --project ID [--disabled]
   switchboard catalog export [--format catalog|spec-match]
   switchboard catalog check [--dir catalog] [--only IDS] [--shared ../shared]
   switchboard version

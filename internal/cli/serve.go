@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	builtin "github.com/switchboard-gw/switchboard/catalog"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/config"
 	"github.com/switchboard-gw/switchboard/internal/httpapi"
 	"github.com/switchboard-gw/switchboard/internal/logging"
@@ -47,9 +49,15 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 	if err := p.bootstrap(ctx, st); err != nil {
 		return err
 	}
+	cat, err := catalog.Load(builtin.FS)
+	if err != nil {
+		return err
+	}
+	log.Info("catalog loaded", "connectors", len(cat.Connectors()), "tools", len(cat.Tools()))
 
 	api := httpapi.New(httpapi.Options{
-		Store: st, Logger: log, BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, MaxBodyBytes: cfg.MaxBodyBytes,
+		Store: st, Logger: log, Catalog: cat, Logos: builtin.FS,
+		BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
 	})
 	listeners := []struct {
 		name, addr string

@@ -106,3 +106,18 @@ func decodeCursor(c, kind, scope string) (string, bool) {
 	}
 	return parts[3], true
 }
+
+// queryEnum reads a query parameter that must be one of allowed; absent is "".
+func queryEnum(q url.Values, name string, allowed []string, issues *apierr.Issues) string {
+	if !q.Has(name) {
+		return ""
+	}
+	v := q.Get(name)
+	for _, a := range allowed {
+		if v == a {
+			return v
+		}
+	}
+	issues.Add(apierr.IssueInvalidValue, []any{name}, "must be one of %s", strings.Join(allowed, ", "))
+	return ""
+}

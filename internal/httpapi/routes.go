@@ -5,10 +5,22 @@ import "net/http"
 // routesV1 registers the authenticated /v1 API. Every route here runs after
 // requireAPIKey, so the project is known.
 func (s *Server) routesV1(mux *http.ServeMux) {
-	_ = mux // The resource routes arrive with the issues that build them.
+	s.route(mux, "GET /v1/connectors", s.handleConnectorList)
+	s.route(mux, "GET /v1/connectors/{id}", s.handleConnectorGet)
+	s.route(mux, "GET /v1/tools", s.handleToolList)
 }
 
 // routesPublic registers the routes that need no API key (SPEC.md 4.9).
 func (s *Server) routesPublic(mux *http.ServeMux) {
 	s.route(mux, "GET /health", s.handleHealth)
+	s.route(mux, "GET /api/catalog", s.handlePublicCatalog)
+	s.route(mux, "GET /api/catalog/{connectorId}", s.handlePublicCatalogGet)
+	s.routesAssets(mux, "/assets")
+}
+
+// routesAssets registers the asset keys under prefix: /assets on the base
+// host, the root on the assets host.
+func (s *Server) routesAssets(mux *http.ServeMux, prefix string) {
+	s.route(mux, "GET "+prefix+"/logos/{id}", s.handleLogo)
+	s.route(mux, prefix+"/", s.handleAssetMissing)
 }

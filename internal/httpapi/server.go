@@ -5,20 +5,27 @@
 package httpapi
 
 import (
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
 // Options configure a Server.
 type Options struct {
-	Store  *store.Store
-	Logger *slog.Logger
-	// BaseURL and WebURL are the public addresses of {base_url} and {web_url}.
-	BaseURL string
-	WebURL  string
+	Store   *store.Store
+	Logger  *slog.Logger
+	Catalog *catalog.Catalog
+	// Logos holds logos/<connector id>.svg.
+	Logos fs.FS
+	// BaseURL, WebURL and AssetsURL are the public addresses of {base_url},
+	// {web_url} and {assets_url}.
+	BaseURL   string
+	WebURL    string
+	AssetsURL string
 	// MaxBodyBytes bounds a request body; 0 means 1 MiB.
 	MaxBodyBytes int64
 	// Now is the clock; nil means time.Now.
@@ -27,18 +34,22 @@ type Options struct {
 
 // Server holds what every handler needs.
 type Server struct {
-	store   *store.Store
-	log     *slog.Logger
-	baseURL string
-	webURL  string
-	maxBody int64
-	now     func() time.Time
+	store     *store.Store
+	log       *slog.Logger
+	catalog   *catalog.Catalog
+	logos     fs.FS
+	baseURL   string
+	webURL    string
+	assetsURL string
+	maxBody   int64
+	now       func() time.Time
 }
 
 // New returns a Server.
 func New(o Options) *Server {
 	s := &Server{
-		store: o.Store, log: o.Logger, baseURL: o.BaseURL, webURL: o.WebURL,
+		store: o.Store, log: o.Logger, catalog: o.Catalog, logos: o.Logos,
+		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
 		maxBody: o.MaxBodyBytes, now: o.Now,
 	}
 	if s.maxBody <= 0 {
@@ -46,6 +57,9 @@ func New(o Options) *Server {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.assetsURL == "" {
+		s.assetsURL = s.baseURL + "/assets"
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -97,6 +111,6 @@ func (s *Server) MCPHandler() http.Handler {
 // which serves the asset keys at its root.
 func (s *Server) AssetsHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/", s.fallback(mux, "/"))
+	s.routesAssets(mux, "")
 	return s.instrument(mux)
 }

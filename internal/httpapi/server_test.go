@@ -5,15 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/apikey"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/logging"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/store/storetest"
@@ -37,6 +40,18 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// testCatalogFS is a small catalog of three connectors for route tests.
+var testCatalogFS, _ = fs.Sub(os.DirFS("testdata"), "catalog")
+
+func testCatalog(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.Load(testCatalogFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
 // fixture is one test's server with a project and a live key.
 type fixture struct {
 	t       *testing.T
@@ -55,7 +70,10 @@ func setup(t *testing.T) *fixture {
 	clock := storetest.NewClock()
 	st := storetest.OpenSQLite(t, clock.Now)
 	logs := &syncBuffer{}
-	srv := New(Options{Store: st, Logger: logging.New(logs, "json", slog.LevelDebug), BaseURL: "http://sb.test", Now: clock.Now})
+	srv := New(Options{
+		Store: st, Logger: logging.New(logs, "json", slog.LevelDebug), Catalog: testCatalog(t), Logos: testCatalogFS,
+		BaseURL: "http://sb.test", Now: clock.Now,
+	})
 	ctx := context.Background()
 	p, err := st.CreateProject(ctx, "test")
 	if err != nil {

@@ -23,6 +23,7 @@ func Run(t *testing.T, open Opener) {
 		"APIKey_DuplicateHash_Conflict":          testAPIKeyDuplicate,
 		"Bootstrap_OnlyOnEmptyDatabase":          testBootstrapOnce,
 		"Bootstrap_ConcurrentCallsCreateOneOnly": testBootstrapConcurrent,
+		"Tools_DisableEnablePerProject":          testToolSettings,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -221,5 +222,29 @@ func testBootstrapConcurrent(t *testing.T, open Opener) {
 	list, _ := s.ListProjects(ctx)
 	if createdCount != 1 || len(list) != 1 {
 		t.Fatalf("created %d times, %d projects", createdCount, len(list))
+	}
+}
+
+func testToolSettings(t *testing.T, open Opener) {
+	s := open(t, nil)
+	ctx := context.Background()
+	a, _ := s.CreateProject(ctx, "a")
+	b, _ := s.CreateProject(ctx, "b")
+	if err := s.SetToolsEnabled(ctx, a.ID, []string{"github_create_issue", "slack_send_message"}, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.DisabledTools(ctx, a.ID)
+	if err != nil || len(got) != 2 || !got["github_create_issue"] || !got["slack_send_message"] {
+		t.Fatalf("disabled in a: %v, %v", got, err)
+	}
+	if other, _ := s.DisabledTools(ctx, b.ID); len(other) != 0 {
+		t.Fatalf("project b sees a's switches: %v", other)
+	}
+	if err := s.SetToolsEnabled(ctx, a.ID, []string{"github_create_issue"}, true); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = s.DisabledTools(ctx, a.ID)
+	if len(got) != 1 || !got["slack_send_message"] {
+		t.Fatalf("after enabling one: %v", got)
 	}
 }

@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	builtin "github.com/switchboard-gw/switchboard/catalog"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// adminToolsSwitch turns tools on or off in a project: `admin tools
+// disable|enable --project ID TOOL_ID…`, where a TOOL_ID may end in * to
+// name every tool with that prefix.
+func (p *Program) adminToolsSwitch(ctx context.Context, args []string, enabled bool) error {
+	verb := "disable"
+	if enabled {
+		verb = "enable"
+	}
+	a := p.adminFlags("tools " + verb)
+	projectID := a.fs.String("project", "", "id of the project (required)")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if *projectID == "" || len(pos) == 0 {
+		return usagef("usage: switchboard admin tools %s --project ID TOOL_ID… (a TOOL_ID may end in *)", verb)
+	}
+	cat, err := catalog.Load(builtin.FS)
+	if err != nil {
+		return err
+	}
+	toolIDs, err := expandToolPatterns(cat, pos)
+	if err != nil {
+		return err
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := requireProject(ctx, st, *projectID); err != nil {
+		return err
+	}
+	if err := st.SetToolsEnabled(ctx, *projectID, toolIDs, enabled); err != nil {
+		return err
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, map[string]any{"projectId": *projectID, "enabled": enabled, "toolIds": toolIDs})
+	}
+	fmt.Fprintf(p.Stdout, "%sd %d tools in project %s\n", verb, len(toolIDs), *projectID)
+	return nil
+}
+
+// expandToolPatterns resolves tool ids and `prefix*` patterns against the
+// catalog; a name that matches nothing is an error.
+func expandToolPatterns(cat *catalog.Catalog, patterns []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, pat := range patterns {
+		n := 0
+		for _, t := range cat.Tools() {
+			if t.ID == pat || (strings.HasSuffix(pat, "*") && strings.HasPrefix(t.ID, strings.TrimSuffix(pat, "*"))) {
+				n++
+				if !seen[t.ID] {
+					seen[t.ID] = true
+					out = append(out, t.ID)
+				}
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("no tool matches %q; 'switchboard catalog export' lists them", pat)
+		}
+	}
+	return out, nil
+}
+
+func requireProject(ctx context.Context, st *store.Store, id string) error {
+	_, err := st.GetProject(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("project %s not found; 'switchboard admin project list' shows the ids", id)
+	}
+	return err
+}
+
+// adminToolsList prints every built-in tool with whether it is on in a project.
+func (p *Program) adminToolsList(ctx context.Context, args []string) error {
+	a := p.adminFlags("tools list")
+	projectID := a.fs.String("project", "", "id of the project (required)")
+	disabledOnly := a.fs.Bool("disabled", false, "list only the tools turned off")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if *projectID == "" || len(pos) > 0 {
+		return usagef("usage: switchboard admin tools list --project ID [--disabled] [--json]")
+	}
+	cat, err := catalog.Load(builtin.FS)
+	if err != nil {
+		return err
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := requireProject(ctx, st, *projectID); err != nil {
+		return err
+	}
+	disabled, err := st.DisabledTools(ctx, *projectID)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		ID          string `json:"id"`
+		ConnectorID string `json:"connectorId"`
+		Enabled     bool   `json:"enabled"`
+	}
+	rows := []row{}
+	for _, t := range cat.Tools() {
+		if *disabledOnly && !disabled[t.ID] {
+			continue
+		}
+		rows = append(rows, row{ID: t.ID, ConnectorID: t.Connector().ID, Enabled: !disabled[t.ID]})
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, rows)
+	}
+	tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tCONNECTOR\tSTATE")
+	for _, r := range rows {
+		state := "enabled"
+		if !r.Enabled {
+			state = "disabled"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.ConnectorID, state)
+	}
+	return tw.Flush()
+}
