@@ -51,7 +51,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, nk NewAPIKey) (APIKey, error) 
 }
 
 func insertAPIKey(ctx context.Context, tx *sql.Tx, nk NewAPIKey, now time.Time) (APIKey, error) {
-	k := APIKey{ID: newID(), ProjectID: nk.ProjectID, Name: nk.Name, Hint: nk.Hint, CreatedAt: now}
+	k := APIKey{ID: NewID(), ProjectID: nk.ProjectID, Name: nk.Name, Hint: nk.Hint, CreatedAt: now}
 	if nk.ExpiresAt != nil {
 		t := fromMillis(millis(*nk.ExpiresAt))
 		k.ExpiresAt = &t

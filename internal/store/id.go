@@ -2,5 +2,5 @@ package store
 
 import "github.com/google/uuid"
 
-// newID returns a new record id: a version 7 UUID, so ids sort by creation.
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
+// NewID returns a new record id: a version 7 UUID, so ids sort by creation.
+func NewID() string { return uuid.Must(uuid.NewV7()).String() }

@@ -20,7 +20,7 @@ const bootstrapLockKey = 7_301_955_002
 
 // CreateProject stores a new project.
 func (s *Store) CreateProject(ctx context.Context, name string) (Project, error) {
-	p := Project{ID: newID(), Name: name, CreatedAt: fromMillis(millis(s.now()))}
+	p := Project{ID: NewID(), Name: name, CreatedAt: fromMillis(millis(s.now()))}
 	if err := s.tx(ctx, func(tx *sql.Tx) error { return insertProject(ctx, tx, p) }); err != nil {
 		return Project{}, fmt.Errorf("store: create project: %w", err)
 	}
@@ -89,7 +89,7 @@ func (s *Store) BootstrapProject(ctx context.Context, name string, key NewAPIKey
 			return nil
 		}
 		now := fromMillis(millis(s.now()))
-		p = Project{ID: newID(), Name: name, CreatedAt: now}
+		p = Project{ID: NewID(), Name: name, CreatedAt: now}
 		if err := insertProject(ctx, tx, p); err != nil {
 			return err
 		}

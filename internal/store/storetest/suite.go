@@ -25,6 +25,9 @@ func Run(t *testing.T, open Opener) {
 		"Bootstrap_ConcurrentCallsCreateOneOnly": testBootstrapConcurrent,
 		"Tools_DisableEnablePerProject":          testToolSettings,
 	}
+	for name, fn := range connectionTests() {
+		tests[name] = fn
+	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -1,0 +1,235 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+func connectionTests() map[string]func(*testing.T, Opener) {
+	return map[string]func(*testing.T, Opener){
+		"Connections_NamesDefaultsAndConflicts": testConnectionNames,
+		"Connections_DeletePromotesNextDefault": testConnectionDelete,
+		"Connections_RotateAndRefresh":          testConnectionRotate,
+		"Connections_RefreshLeaseIsExclusive":   testRefreshLease,
+		"Connections_TouchAndGlobalPermission":  testTouchAndPermission,
+		"AuthConfigs_KeysAndImplicit":           testAuthConfigs,
+	}
+}
+
+type connFixture struct {
+	s       *store.Store
+	project store.Project
+	config  store.AuthConfig
+}
+
+func newConnFixture(t *testing.T, open Opener, now func() time.Time) *connFixture {
+	t.Helper()
+	s := open(t, now)
+	ctx := context.Background()
+	p, err := s.CreateProject(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ac, err := s.EnsureImplicitAuthConfig(ctx, p.ID, "github", "github_api_key", "api_key", "api_key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &connFixture{s: s, project: p, config: ac}
+}
+
+func (f *connFixture) create(t *testing.T, user, name string, global bool) store.Connection {
+	t.Helper()
+	c, err := f.s.CreateConnection(context.Background(), store.NewConnection{
+		ID: store.NewID(), ProjectID: f.project.ID, ConnectorID: "github", AuthConfigID: f.config.ID,
+		UserID: user, Global: global, Name: name, Credential: []byte("sealed"),
+	})
+	if err != nil {
+		t.Fatalf("create %s/%s: %v", user, name, err)
+	}
+	return c
+}
+
+func testConnectionNames(t *testing.T, open Opener) {
+	clock := NewClock()
+	f := newConnFixture(t, open, clock.Now)
+	ctx := context.Background()
+	a := f.create(t, "u1", "", false)
+	clock.Advance(time.Second)
+	b := f.create(t, "u1", "", false)
+	clock.Advance(time.Second)
+	c := f.create(t, "u1", "work", false)
+	clock.Advance(time.Second)
+	g := f.create(t, "", "shared", true)
+	other := f.create(t, "u2", "", false)
+	if a.Name != "default" || !a.IsDefault || b.Name != "default-2" || b.IsDefault || c.IsDefault || g.IsDefault || !other.IsDefault {
+		t.Fatalf("names/defaults: %+v %+v %+v %+v %+v", a, b, c, g, other)
+	}
+	if _, err := f.s.CreateConnection(ctx, store.NewConnection{ID: store.NewID(), ProjectID: f.project.ID, ConnectorID: "github",
+		AuthConfigID: f.config.ID, UserID: "u1", Name: "work", Credential: []byte("x")}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("taken name: %v", err)
+	}
+	if err := f.s.RenameConnection(ctx, f.project.ID, b.ID, "work"); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("rename to a taken name: %v", err)
+	}
+	if err := f.s.RenameConnection(ctx, f.project.ID, b.ID, "home"); err != nil {
+		t.Fatal(err)
+	}
+	list, err := f.s.ListConnections(ctx, f.project.ID, "u1")
+	if err != nil || len(list) != 4 || list[0].ID != a.ID || list[1].Name != "home" || list[3].ID != g.ID || !list[3].Global {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	other2, _ := f.s.CreateProject(ctx, "other")
+	if _, err := f.s.GetConnection(ctx, other2.ID, a.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("another project's connection: %v", err)
+	}
+	if err := f.s.SetDefaultConnection(ctx, f.project.ID, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := f.s.GetConnection(ctx, f.project.ID, c.ID)
+	old, _ := f.s.GetConnection(ctx, f.project.ID, a.ID)
+	if !got.IsDefault || old.IsDefault {
+		t.Fatalf("set default: %v %v", got.IsDefault, old.IsDefault)
+	}
+}
+
+func testConnectionDelete(t *testing.T, open Opener) {
+	clock := NewClock()
+	f := newConnFixture(t, open, clock.Now)
+	ctx := context.Background()
+	a := f.create(t, "u1", "", false)
+	clock.Advance(time.Second)
+	b := f.create(t, "u1", "", false)
+	clock.Advance(time.Second)
+	f.create(t, "u1", "", false)
+	if err := f.s.DeleteConnection(ctx, f.project.ID, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := f.s.GetConnection(ctx, f.project.ID, b.ID)
+	if !got.IsDefault {
+		t.Fatal("next account did not become the default")
+	}
+	if err := f.s.DeleteConnection(ctx, f.project.ID, a.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("delete twice: %v", err)
+	}
+}
+
+func testConnectionRotate(t *testing.T, open Opener) {
+	f := newConnFixture(t, open, nil)
+	ctx := context.Background()
+	c := f.create(t, "u1", "", false)
+	if err := f.s.SetConnectionStatus(ctx, c.ID, c.Revision, store.StatusReauthRequired); err != nil {
+		t.Fatal(err)
+	}
+	rev, err := f.s.RotateCredential(ctx, f.project.ID, c.ID, c.Revision, []byte("new"), []string{"repo"})
+	if err != nil || rev != c.Revision+1 {
+		t.Fatalf("rotate: %d %v", rev, err)
+	}
+	got, _ := f.s.GetConnection(ctx, f.project.ID, c.ID)
+	if got.Status != store.StatusActive || string(got.Credential) != "new" || got.Scopes[0] != "repo" {
+		t.Fatalf("after rotate: %+v", got)
+	}
+	if _, err := f.s.RotateCredential(ctx, f.project.ID, c.ID, c.Revision, []byte("x"), nil); !errors.Is(err, store.ErrStaleRevision) {
+		t.Fatalf("stale revision: %v", err)
+	}
+	if ok, err := f.s.UpdateRefreshedCredential(ctx, c.ID, c.Revision, []byte("refreshed-old")); err != nil || ok {
+		t.Fatalf("refresh of an old revision written: %v %v", ok, err)
+	}
+	if ok, err := f.s.UpdateRefreshedCredential(ctx, c.ID, rev, []byte("refreshed")); err != nil || !ok {
+		t.Fatalf("refresh: %v %v", ok, err)
+	}
+	got, _ = f.s.GetConnection(ctx, f.project.ID, c.ID)
+	if string(got.Credential) != "refreshed" || got.Revision != rev {
+		t.Fatalf("after refresh: %+v", got)
+	}
+}
+
+func testRefreshLease(t *testing.T, open Opener) {
+	clock := NewClock()
+	f := newConnFixture(t, open, clock.Now)
+	ctx := context.Background()
+	c := f.create(t, "u1", "", false)
+	if ok, err := f.s.AcquireRefreshLease(ctx, c.ID, "a", 10*time.Second); err != nil || !ok {
+		t.Fatalf("first lease: %v %v", ok, err)
+	}
+	if ok, _ := f.s.AcquireRefreshLease(ctx, c.ID, "b", 10*time.Second); ok {
+		t.Fatal("second owner got a held lease")
+	}
+	clock.Advance(11 * time.Second)
+	if ok, _ := f.s.AcquireRefreshLease(ctx, c.ID, "b", 10*time.Second); !ok {
+		t.Fatal("expired lease not taken over")
+	}
+	if err := f.s.ReleaseRefreshLease(ctx, c.ID, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := f.s.AcquireRefreshLease(ctx, c.ID, "a", 10*time.Second); !ok {
+		t.Fatal("released lease not free")
+	}
+}
+
+func testTouchAndPermission(t *testing.T, open Opener) {
+	clock := NewClock()
+	f := newConnFixture(t, open, clock.Now)
+	ctx := context.Background()
+	c := f.create(t, "", "shared", true)
+	at := clock.Now().Add(time.Minute)
+	if err := f.s.TouchConnections(ctx, map[string]time.Time{c.ID: at}); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.s.TouchConnections(ctx, map[string]time.Time{c.ID: at.Add(-time.Hour)})
+	got, _ := f.s.GetConnection(ctx, f.project.ID, c.ID)
+	if got.LastUsedAt == nil || !got.LastUsedAt.Equal(at) {
+		t.Fatalf("lastUsedAt %v", got.LastUsedAt)
+	}
+	if p, err := f.s.GetGlobalPermission(ctx, c.ID); err != nil || len(p.Tools) != 0 || p.Proxy {
+		t.Fatalf("default permission: %+v %v", p, err)
+	}
+	if err := f.s.SetGlobalPermission(ctx, c.ID, store.GlobalPermission{Tools: []string{"github_create_issue", "slack_*"}, Proxy: true}); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := f.s.GetGlobalPermission(ctx, c.ID); len(p.Tools) != 2 || p.Tools[1] != "slack_*" || !p.Proxy {
+		t.Fatalf("permission: %+v", p)
+	}
+	if err := f.s.DeleteGlobalPermission(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := f.s.GetGlobalPermission(ctx, c.ID); len(p.Tools) != 0 {
+		t.Fatalf("after revoke: %+v", p)
+	}
+}
+
+func testAuthConfigs(t *testing.T, open Opener) {
+	f := newConnFixture(t, open, nil)
+	ctx := context.Background()
+	again, err := f.s.EnsureImplicitAuthConfig(ctx, f.project.ID, "github", "github_api_key", "api_key", "api_key")
+	if err != nil || again.ID != f.config.ID {
+		t.Fatalf("implicit twice: %v %v", again.ID, err)
+	}
+	oauth, err := f.s.CreateAuthConfig(ctx, store.AuthConfig{ProjectID: f.project.ID, ConnectorID: "github", Key: "gh-oauth",
+		AuthMethodID: "oauth2", AuthType: "oauth2", ClientID: "cid", ClientSecret: []byte("sealed"), Scopes: []string{"repo", "user"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.CreateAuthConfig(ctx, store.AuthConfig{ProjectID: f.project.ID, ConnectorID: "github", Key: "gh-oauth",
+		AuthMethodID: "oauth2", AuthType: "oauth2"}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("taken key: %v", err)
+	}
+	got, err := f.s.GetAuthConfig(ctx, f.project.ID, oauth.ID)
+	if err != nil || got.ClientID != "cid" || len(got.Scopes) != 2 || got.Implicit {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	list, _ := f.s.ListAuthConfigs(ctx, f.project.ID, "github")
+	if len(list) != 2 {
+		t.Fatalf("list: %d", len(list))
+	}
+	f.create(t, "u1", "", false)
+	if err := f.s.DeleteAuthConfig(ctx, f.project.ID, f.config.ID); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("delete in use: %v", err)
+	}
+	if err := f.s.DeleteAuthConfig(ctx, f.project.ID, oauth.ID); err != nil {
+		t.Fatal(err)
+	}
+}
