@@ -130,7 +130,7 @@ func (t *Tool) specMatch() SpecMatchTool {
 	out.Path = strings.ReplaceAll(r.Path, "{+", "{")
 	s := t.Split()
 	for _, q := range s.Query {
-		out.Query = append(out.Query, SpecParam{Name: q, Required: slices.Contains(required, q)})
+		out.Query = append(out.Query, SpecParam{Name: r.APIName(q), Required: slices.Contains(required, q)})
 	}
 	for name := range r.StaticQuery {
 		out.Query = append(out.Query, SpecParam{Name: name})
@@ -141,9 +141,9 @@ func (t *Tool) specMatch() SpecMatchTool {
 	if len(s.Body) > 0 || len(r.StaticBody) > 0 {
 		body := &SpecBody{Properties: map[string]json.RawMessage{}, Required: []string{}}
 		for _, b := range s.Body {
-			body.Properties[b] = props[b]
+			body.Properties[r.APIName(b)] = props[b]
 			if slices.Contains(required, b) {
-				body.Required = append(body.Required, b)
+				body.Required = append(body.Required, r.APIName(b))
 			}
 		}
 		for name := range r.StaticBody {
@@ -157,4 +157,12 @@ func (t *Tool) specMatch() SpecMatchTool {
 		}
 	}
 	return out
+}
+
+// APIName returns the provider's name of an input field (see Rename).
+func (r *Request) APIName(field string) string {
+	if n, ok := r.Rename[field]; ok {
+		return n
+	}
+	return field
 }

@@ -220,6 +220,10 @@ type Request struct {
 	// Body lists input fields sent in the body. For POST, PUT and PATCH every
 	// input field not used elsewhere goes to the body by default.
 	Body []string `yaml:"body" json:"body,omitempty"`
+	// Rename maps input fields to the provider's parameter names where those
+	// are not valid tool parameter names (statuses[] , $top), for the query
+	// and the body.
+	Rename map[string]string `yaml:"rename" json:"rename,omitempty"`
 	// BodyType is json (default) or form.
 	BodyType string `yaml:"bodyType" json:"bodyType,omitempty"`
 	// BodyWrap puts the body fields inside an envelope key ({"data": {...}}).

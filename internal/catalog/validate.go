@@ -243,7 +243,13 @@ func (v *validator) tool(p string, c *Connector, t *Tool) {
 		return
 	}
 	t.input = sch
+	for _, pr := range checkSchemaKeywords(t.InputSchema, true) {
+		v.add(p+".inputSchema", "%s", pr)
+	}
 	if len(t.OutputSchema) > 0 {
+		for _, pr := range checkSchemaKeywords(t.OutputSchema, false) {
+			v.add(p+".outputSchema", "%s", pr)
+		}
 		if _, err := compileSchema(t.ID+"/output", t.OutputSchema); err != nil {
 			v.add(p+".outputSchema", "%v", err)
 		}
@@ -305,6 +311,14 @@ func (v *validator) request(p string, r *Request, props map[string]json.RawMessa
 	}
 	for _, b := range r.Body {
 		use(b, "body")
+	}
+	for field, api := range r.Rename {
+		if _, ok := props[field]; !ok {
+			v.add(p+".rename", "%q is not a property of the input schema", field)
+		}
+		if api == "" {
+			v.add(p+".rename", "%q maps to an empty name", field)
+		}
 	}
 	switch r.BodyType {
 	case "", "json", "form":
