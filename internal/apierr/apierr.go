@@ -97,6 +97,8 @@ type Error struct {
 	Upstream *Upstream
 	// Status overrides Code.Status() where one code has two statuses.
 	Status int
+	// RetryAfter is sent as the Retry-After header (a provider's 429).
+	RetryAfter string
 }
 
 // Error implements error.

@@ -11,11 +11,14 @@ import (
 	"time"
 
 	builtin "github.com/switchboard-gw/switchboard/catalog"
+	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/config"
+	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/httpapi"
 	"github.com/switchboard-gw/switchboard/internal/logging"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
@@ -55,8 +58,22 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 	}
 	log.Info("catalog loaded", "connectors", len(cat.Connectors()), "tools", len(cat.Tools()))
 
+	accounts := account.NewService(st, ring, cat)
+	guard := netguard.New(netguard.Options{Allow: cfg.OutboundAllowPrefixes})
+	executor := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Client: guard.Client(), Logger: log})
+	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
+	runDone := make(chan struct{})
+	go func() {
+		executor.Run(runCtx, 15*time.Second)
+		close(runDone)
+	}()
+	defer func() {
+		stopRun()
+		<-runDone
+	}()
+
 	api := httpapi.New(httpapi.Options{
-		Store: st, Logger: log, Catalog: cat, Logos: builtin.FS,
+		Store: st, Logger: log, Catalog: cat, Logos: builtin.FS, Accounts: accounts, Executor: executor,
 		BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
 	})
 	listeners := []struct {

@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
@@ -45,6 +47,11 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// MaxBodyBytes bounds a /v1 request body.
 	MaxBodyBytes int64
+	// OutboundAllow lists private networks outbound requests may reach
+	// (comma-separated CIDRs); empty allows none.
+	OutboundAllow string
+	// OutboundAllowPrefixes is OutboundAllow parsed by Resolve.
+	OutboundAllowPrefixes []netip.Prefix
 }
 
 // option describes one setting: its flag, its variable and its default.
@@ -72,6 +79,7 @@ var options = []option{
 	{"secret-key-file", "SWITCHBOARD_SECRET_KEY_FILE", "./data/secret.key", "key file, created with mode 0600 on first start when no keys are given", func(c *raw) *string { return &c.SecretKeyFile }},
 	{"log-level", "SWITCHBOARD_LOG_LEVEL", "info", "debug, info, warn or error", func(c *raw) *string { return &c.LogLevel }},
 	{"log-format", "SWITCHBOARD_LOG_FORMAT", "auto", "auto (JSON unless the log goes to a terminal), json or text", func(c *raw) *string { return &c.LogFormat }},
+	{"outbound-allow", "SWITCHBOARD_OUTBOUND_ALLOW", "", "private networks (CIDRs, comma-separated) that provider calls may reach; none by default", func(c *raw) *string { return &c.OutboundAllow }},
 	{"shutdown-timeout", "SWITCHBOARD_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGINT/SIGTERM", func(c *raw) *string { return &c.shutdown }},
 	{"max-body-bytes", "SWITCHBOARD_MAX_BODY_BYTES", "1048576", "largest accepted request body in bytes", func(c *raw) *string { return &c.maxBody }},
 }
@@ -165,6 +173,11 @@ func (c *Config) Resolve(extra []string) error {
 		}
 	} else if c.SecretKeyFile == "" {
 		problems = append(problems, "give either secret keys or a secret key file")
+	}
+	if allow, err := netguard.ParseAllow(c.OutboundAllow); err != nil {
+		problems = append(problems, "outbound allow: "+strings.TrimPrefix(err.Error(), "netguard: "))
+	} else {
+		c.OutboundAllowPrefixes = allow
 	}
 	if _, err := c.Level(); err != nil {
 		problems = append(problems, err.Error())

@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"reflect"
 	"io"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestDefaults_WorkWithNoConfiguration(t *testing.T) {
 		DatabaseURL: "sqlite:./data/switchboard.db", SecretKeyFile: "./data/secret.key",
 		LogLevel: "info", LogFormat: "auto", ShutdownTimeout: 20 * time.Second, MaxBodyBytes: 1 << 20,
 	}
-	if *cfg != want {
+	if !reflect.DeepEqual(*cfg, want) {
 		t.Fatalf("got  %+v\nwant %+v", *cfg, want)
 	}
 }
@@ -67,13 +68,14 @@ func TestValidate_ReportsEveryBadValue(t *testing.T) {
 		"SWITCHBOARD_LOG_FORMAT":       "xml",
 		"SWITCHBOARD_SHUTDOWN_TIMEOUT": "-1s",
 		"SWITCHBOARD_MAX_BODY_BYTES":   "ten",
+		"SWITCHBOARD_OUTBOUND_ALLOW":   "10.0.0.0",
 	}
 	_, err := load(t, env)
 	if err == nil {
 		t.Fatal("no error")
 	}
 	for _, want := range []string{`addr "nope"`, `base URL "ftp://x"`, "sqlite: or postgres://", `key "k1"`,
-		`log level "loud"`, `log format "xml"`, `shutdown timeout "-1s"`, `max body bytes "ten"`} {
+		`log level "loud"`, `log format "xml"`, `shutdown timeout "-1s"`, `max body bytes "ten"`, `outbound allow: "10.0.0.0"`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %s:\n%v", want, err)
 		}

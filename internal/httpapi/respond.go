@@ -61,5 +61,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.ErrorContext(r.Context(), "request failed", "error", err.Error())
 		e = apierr.New(apierr.InternalError, "internal error; the server log has the details under this request's id")
 	}
+	if e.RetryAfter != "" {
+		w.Header().Set("Retry-After", e.RetryAfter)
+	}
 	writeJSON(w, e.HTTPStatus(), e.Envelope())
 }

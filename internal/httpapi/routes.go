@@ -8,6 +8,13 @@ func (s *Server) routesV1(mux *http.ServeMux) {
 	s.route(mux, "GET /v1/connectors", s.handleConnectorList)
 	s.route(mux, "GET /v1/connectors/{id}", s.handleConnectorGet)
 	s.route(mux, "GET /v1/tools", s.handleToolList)
+	s.route(mux, "POST /v1/tools/execute", s.handleExecute)
+	s.route(mux, "POST /v1/tools/proxy", s.handleProxy)
+	s.route(mux, "GET /v1/connections", s.handleConnectionList)
+	s.route(mux, "POST /v1/connections", s.handleConnectionCreate)
+	s.route(mux, "PATCH /v1/connections/{id}", s.handleConnectionPatch)
+	s.route(mux, "DELETE /v1/connections/{id}", s.handleConnectionDelete)
+	s.route(mux, "POST /v1/connections/{id}/default", s.handleConnectionDefault)
 }
 
 // routesPublic registers the routes that need no API key (SPEC.md 4.9).

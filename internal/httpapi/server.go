@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
@@ -19,6 +21,9 @@ type Options struct {
 	Store   *store.Store
 	Logger  *slog.Logger
 	Catalog *catalog.Catalog
+	// Accounts and Executor are the connection and execution services.
+	Accounts *account.Service
+	Executor *execute.Executor
 	// Logos holds logos/<connector id>.svg.
 	Logos fs.FS
 	// BaseURL, WebURL and AssetsURL are the public addresses of {base_url},
@@ -37,6 +42,8 @@ type Server struct {
 	store     *store.Store
 	log       *slog.Logger
 	catalog   *catalog.Catalog
+	accounts  *account.Service
+	executor  *execute.Executor
 	logos     fs.FS
 	baseURL   string
 	webURL    string
@@ -48,7 +55,7 @@ type Server struct {
 // New returns a Server.
 func New(o Options) *Server {
 	s := &Server{
-		store: o.Store, log: o.Logger, catalog: o.Catalog, logos: o.Logos,
+		store: o.Store, log: o.Logger, catalog: o.Catalog, accounts: o.Accounts, executor: o.Executor, logos: o.Logos,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
 		maxBody: o.MaxBodyBytes, now: o.Now,
 	}

@@ -6,6 +6,7 @@
 package netguard
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -29,6 +30,8 @@ type Options struct {
 	AllowLoopback bool
 	// Timeout bounds a whole request; 0 means 30 seconds.
 	Timeout time.Duration
+	// TLSConfig overrides the TLS settings (tests trust their own CA).
+	TLSConfig *tls.Config
 }
 
 // Guard owns the shared transport and client.
@@ -108,6 +111,7 @@ func New(o Options) *Guard {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: 30 * time.Second,
 		ExpectContinueTimeout: time.Second,
+		TLSClientConfig:       o.TLSConfig,
 	}
 	timeout := o.Timeout
 	if timeout == 0 {

@@ -44,3 +44,17 @@ func (s *Store) DisabledTools(ctx context.Context, projectID string) (map[string
 	}
 	return out, rows.Err()
 }
+
+// ToolDisabled reports whether a project has turned one tool off.
+func (s *Store) ToolDisabled(ctx context.Context, projectID, toolID string) (bool, error) {
+	var enabled bool
+	err := s.read.QueryRowContext(ctx,
+		`SELECT enabled FROM tool_settings WHERE project_id = $1 AND tool_id = $2`, projectID, toolID).Scan(&enabled)
+	if err == sql.ErrNoRows {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: tool disabled: %w", err)
+	}
+	return !enabled, nil
+}

@@ -1,0 +1,320 @@
+package execute
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/switchboard-gw/switchboard/internal/account"
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// refreshMargin is how long before expiry a token is refreshed.
+const refreshMargin = time.Minute
+
+// leaseTTL bounds how long one replica may hold an account's refresh lease.
+const leaseTTL = 30 * time.Second
+
+// method returns the connector auth method a credential is for.
+func method(con *catalog.Connector, cred account.Credential) *catalog.AuthMethod {
+	for i := range con.AuthMethods {
+		if con.AuthMethods[i].ID == cred.Method {
+			return &con.AuthMethods[i]
+		}
+	}
+	for i := range con.AuthMethods {
+		if con.AuthMethods[i].Type == cred.Type {
+			return &con.AuthMethods[i]
+		}
+	}
+	return nil
+}
+
+// place puts a secret value where a placement says.
+func place(req *http.Request, p catalog.Placement, value string) {
+	if p.Format != "" {
+		value = strings.ReplaceAll(p.Format, "{value}", value)
+	}
+	if p.In == "query" {
+		q := req.URL.Query()
+		q.Set(p.Name, value)
+		req.URL.RawQuery = q.Encode()
+		return
+	}
+	req.Header.Set(p.Name, value)
+}
+
+var bearer = catalog.Placement{In: "header", Name: "Authorization", Format: "Bearer {value}"}
+
+// authenticate adds the credential to req. For oauth2 it may refresh the
+// token first and returns the credential it used.
+func (e *Executor) authenticate(ctx context.Context, req *http.Request, body []byte, conn store.Connection,
+	cred account.Credential, con *catalog.Connector) (account.Credential, error) {
+	m := method(con, cred)
+	if m == nil {
+		return cred, apierr.New(apierr.ConnectorUnavailable, "connector %s no longer has the auth method of connection %s; reconnect it", con.ID, conn.ID)
+	}
+	switch cred.Type {
+	case catalog.AuthAPIKey:
+		p := bearer
+		if m.APIKey != nil {
+			p = *m.APIKey
+		}
+		place(req, p, cred.APIKey)
+	case catalog.AuthBasic:
+		req.SetBasicAuth(cred.Username, cred.Password)
+	case catalog.AuthOAuth2:
+		if needsRefresh(cred, e.now()) {
+			var err error
+			if cred, err = e.refreshToken(ctx, conn, cred, con, m, false); err != nil {
+				return cred, err
+			}
+		}
+		p := bearer
+		if m.OAuth2 != nil && m.OAuth2.Placement != nil {
+			p = *m.OAuth2.Placement
+		}
+		place(req, p, cred.AccessToken)
+	case catalog.AuthOAuth2ClientCredentials:
+		tok, err := e.clientCredentialsToken(ctx, conn, cred, m)
+		if err != nil {
+			return cred, err
+		}
+		place(req, bearer, tok)
+	case catalog.AuthAWSIAM:
+		region := cred.Region
+		if region == "" {
+			region = cred.Connection["region"]
+		}
+		if region == "" && m.AWS != nil {
+			region = m.AWS.Region
+		}
+		sum := sha256.Sum256(body)
+		hash := hex.EncodeToString(sum[:])
+		req.Header.Set("X-Amz-Content-Sha256", hash)
+		creds := aws.Credentials{AccessKeyID: cred.AccessKeyID, SecretAccessKey: cred.SecretAccessKey, SessionToken: cred.SessionToken}
+		if err := v4.NewSigner().SignHTTP(ctx, creds, req, hash, m.AWS.Service, region, e.now()); err != nil {
+			return cred, apierr.New(apierr.ExecutionError, "the request could not be signed for AWS")
+		}
+	case catalog.AuthCustom:
+		for _, f := range m.Fields {
+			if f.Placement != nil {
+				place(req, *f.Placement, cred.Fields[f.Name])
+			}
+		}
+	case catalog.AuthNone:
+	}
+	return cred, nil
+}
+
+func needsRefresh(c account.Credential, now time.Time) bool {
+	return c.RefreshToken != "" && !c.Expiry.IsZero() && c.Expiry.Before(now.Add(refreshMargin))
+}
+
+// refreshToken returns a fresh access token for an oauth2 account. In this
+// process concurrent callers share one refresh (singleflight); across
+// replicas a lease in the database lets one replica refresh while the
+// others wait and read the token it stored. force refreshes even a token
+// that looks valid (the provider refused it).
+func (e *Executor) refreshToken(ctx context.Context, conn store.Connection, cred account.Credential,
+	con *catalog.Connector, m *catalog.AuthMethod, force bool) (account.Credential, error) {
+	stale := cred.AccessToken
+	v, err, _ := e.refresh.Do(conn.ID, func() (any, error) {
+		deadline := e.now().Add(leaseTTL)
+		for {
+			current, err := e.store.GetConnection(ctx, conn.ProjectID, conn.ID)
+			if err != nil {
+				return nil, err
+			}
+			if current.Status == store.StatusReauthRequired {
+				return nil, reauth(conn)
+			}
+			cur, err := e.accounts.Open(current)
+			if err != nil {
+				return nil, err
+			}
+			// Another caller or replica refreshed meanwhile.
+			if cur.AccessToken != stale && !needsRefresh(cur, e.now()) {
+				return cur, nil
+			}
+			if !force && !needsRefresh(cur, e.now()) {
+				return cur, nil
+			}
+			got, err := e.store.AcquireRefreshLease(ctx, conn.ID, e.owner, leaseTTL)
+			if err != nil {
+				return nil, err
+			}
+			if got {
+				defer func() { _ = e.store.ReleaseRefreshLease(context.WithoutCancel(ctx), conn.ID, e.owner) }()
+				return e.doRefresh(ctx, current, cur, m)
+			}
+			if e.now().After(deadline) {
+				return nil, apierr.New(apierr.UpstreamError, "the token of connection %s is being refreshed elsewhere; try again", conn.ID)
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	})
+	if err != nil {
+		return cred, err
+	}
+	return v.(account.Credential), nil
+}
+
+func reauth(conn store.Connection) error {
+	return apierr.New(apierr.ReauthRequired, "connection %s (%s) must be reconnected: the provider refused its authorization", conn.ID, conn.Name)
+}
+
+// doRefresh calls the token endpoint with the account's refresh token and
+// stores the new tokens (and a rotated refresh token).
+func (e *Executor) doRefresh(ctx context.Context, conn store.Connection, cred account.Credential, m *catalog.AuthMethod) (account.Credential, error) {
+	if m.OAuth2 == nil || cred.RefreshToken == "" {
+		return cred, reauth(conn)
+	}
+	ac, err := e.store.GetAuthConfig(ctx, conn.ProjectID, conn.AuthConfigID)
+	if err != nil {
+		return cred, err
+	}
+	clientSecret, err := e.accounts.ClientSecret(ac)
+	if err != nil {
+		return cred, err
+	}
+	base, err := baseURLFromTemplate(m.OAuth2.TokenURL, cred.Connection)
+	if err != nil {
+		return cred, err
+	}
+	conf := &oauth2.Config{ClientID: ac.ClientID, ClientSecret: clientSecret, Endpoint: oauth2.Endpoint{
+		TokenURL: base, AuthStyle: authStyle(m.OAuth2.TokenAuthStyle)}}
+	octx := context.WithValue(ctx, oauth2.HTTPClient, e.client)
+	tok, err := conf.TokenSource(octx, &oauth2.Token{RefreshToken: cred.RefreshToken}).Token()
+	if err != nil {
+		var re *oauth2.RetrieveError
+		if errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized) {
+			if serr := e.store.SetConnectionStatus(ctx, conn.ID, conn.Revision, store.StatusReauthRequired); serr != nil {
+				e.log.ErrorContext(ctx, "could not mark connection for reauthorization", "connection_id", conn.ID, "error", serr.Error())
+			}
+			return cred, reauth(conn)
+		}
+		status := 0
+		if errors.As(err, &re) && re.Response != nil {
+			status = re.Response.StatusCode
+		}
+		return cred, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{Status: status},
+			Message: "the provider's token endpoint failed while refreshing connection " + conn.ID + "; try again"}
+	}
+	cred.AccessToken = tok.AccessToken
+	if tok.RefreshToken != "" {
+		cred.RefreshToken = tok.RefreshToken
+	}
+	cred.Expiry = tok.Expiry
+	if tok.TokenType != "" {
+		cred.TokenType = tok.TokenType
+	}
+	sealed, err := e.accounts.Seal(conn.ID, cred)
+	if err != nil {
+		return cred, err
+	}
+	if ok, err := e.store.UpdateRefreshedCredential(ctx, conn.ID, conn.Revision, sealed); err != nil {
+		return cred, err
+	} else if !ok {
+		e.log.InfoContext(ctx, "connection was rotated during a token refresh; the refreshed token is used once and not stored", "connection_id", conn.ID)
+	}
+	return cred, nil
+}
+
+func authStyle(s string) oauth2.AuthStyle {
+	if s == "body" {
+		return oauth2.AuthStyleInParams
+	}
+	return oauth2.AuthStyleInHeader
+}
+
+// baseURLFromTemplate fills {field} placeholders of an OAuth URL.
+func baseURLFromTemplate(tmpl string, fields map[string]string) (string, error) {
+	var missing string
+	out := placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
+		name := placeholder.FindStringSubmatch(m)[2]
+		v, ok := fields[name]
+		if !ok {
+			missing = name
+		}
+		return v
+	})
+	if missing != "" {
+		return "", apierr.New(apierr.ExecutionError, "the account has no %s, which its token URL needs", missing)
+	}
+	return out, nil
+}
+
+// tokenCache keeps client-credentials tokens per account revision.
+type tokenCache struct {
+	mu     sync.Mutex
+	tokens map[string]*oauth2.Token
+}
+
+func (c *tokenCache) get(key string, now time.Time) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.tokens[key]
+	if t == nil || (!t.Expiry.IsZero() && t.Expiry.Before(now.Add(refreshMargin))) {
+		return "", false
+	}
+	return t.AccessToken, true
+}
+
+func (c *tokenCache) put(key string, t *oauth2.Token) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tokens == nil {
+		c.tokens = map[string]*oauth2.Token{}
+	}
+	c.tokens[key] = t
+}
+
+func (e *Executor) clientCredentialsToken(ctx context.Context, conn store.Connection, cred account.Credential, m *catalog.AuthMethod) (string, error) {
+	key := conn.ID + "#" + strconv.FormatInt(conn.Revision, 10)
+	if tok, ok := e.tokens.get(key, e.now()); ok {
+		return tok, nil
+	}
+	if m.OAuth2 == nil {
+		return "", apierr.New(apierr.ConnectorUnavailable, "auth method %s has no token URL", m.ID)
+	}
+	tokenURL, err := baseURLFromTemplate(m.OAuth2.TokenURL, cred.Connection)
+	if err != nil {
+		return "", err
+	}
+	v, err, _ := e.refresh.Do("cc:"+key, func() (any, error) {
+		conf := &clientcredentials.Config{ClientID: cred.ClientID, ClientSecret: cred.ClientSecret, TokenURL: tokenURL,
+			Scopes: conn.Scopes, AuthStyle: authStyle(m.OAuth2.TokenAuthStyle)}
+		tok, err := conf.Token(context.WithValue(ctx, oauth2.HTTPClient, e.client))
+		if err != nil {
+			var re *oauth2.RetrieveError
+			if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < 500 {
+				return nil, apierr.New(apierr.ExecutionError, "the provider refused the client credentials of connection %s", conn.ID)
+			}
+			return nil, apierr.New(apierr.UpstreamError, "the provider's token endpoint failed for connection %s; try again", conn.ID)
+		}
+		e.tokens.put(key, tok)
+		return tok.AccessToken, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return v.(string), nil
+}

@@ -1,0 +1,205 @@
+// Package execute runs tools: it checks the input against the tool's
+// schema, picks the account, builds the provider request from the tool's
+// definition, injects the credential (refreshing OAuth tokens, at most one
+// refresh per account at a time across replicas), sends it through the
+// guarded client, and maps the answer and its errors. It also runs the raw
+// proxy.
+package execute
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/switchboard-gw/switchboard/internal/account"
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// Options configure an Executor.
+type Options struct {
+	Store    *store.Store
+	Accounts *account.Service
+	Catalog  *catalog.Catalog
+	// Client is the shared, guarded outbound client (netguard).
+	Client *http.Client
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Executor runs tools and proxy calls. It is safe for concurrent use.
+type Executor struct {
+	store    *store.Store
+	accounts *account.Service
+	catalog  *catalog.Catalog
+	client   *http.Client
+	log      *slog.Logger
+	now      func() time.Time
+	// owner names this process in refresh leases.
+	owner    string
+	refresh  singleflight.Group
+	tokens   tokenCache
+	used     *usage
+	handlers map[string]Handler
+}
+
+// New returns an Executor.
+func New(o Options) *Executor {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	e := &Executor{
+		store: o.Store, accounts: o.Accounts, catalog: o.Catalog, client: o.Client, log: o.Logger, now: o.Now,
+		owner: hex.EncodeToString(b[:]), handlers: builtinHandlers(),
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	e.used = newUsage(o.Store, e.log)
+	return e
+}
+
+// Call is one tool execution.
+type Call struct {
+	ProjectID    string
+	ToolID       string
+	Input        json.RawMessage
+	UserID       string
+	ConnectionID string
+	AllowGlobal  bool
+	// Preferred is a session's accounts entry for the tool's connector.
+	Preferred string
+}
+
+// Execute runs one tool for one user and returns the provider's answer
+// (the part the tool's definition selects).
+func (e *Executor) Execute(ctx context.Context, c Call) (any, error) {
+	tool, ok := e.catalog.Tool(c.ToolID)
+	if !ok {
+		return nil, apierr.New(apierr.ToolNotFound, "no tool %q; GET /v1/tools lists them", c.ToolID)
+	}
+	disabled, err := e.store.ToolDisabled(ctx, c.ProjectID, tool.ID)
+	if err != nil {
+		return nil, err
+	}
+	if disabled {
+		return nil, apierr.New(apierr.ToolNotFound, "no tool %q in this project", c.ToolID)
+	}
+	input, err := DecodeInput(tool, c.Input)
+	if err != nil {
+		return nil, err
+	}
+	con := tool.Connector()
+	conn, err := e.accounts.Resolve(ctx, account.Use{
+		ProjectID: c.ProjectID, UserID: c.UserID, ConnectorID: con.ID, ConnectionID: c.ConnectionID,
+		Preferred: c.Preferred, AllowGlobal: c.AllowGlobal, ToolID: tool.ID,
+	})
+	if err != nil {
+		return nil, err
+	}
+	cred, err := e.accounts.Open(conn)
+	if err != nil {
+		return nil, err
+	}
+	base, err := baseURL(con, cred.Connection)
+	if err != nil {
+		return nil, err
+	}
+	var out *outgoing
+	if tool.Handler != "" {
+		h, ok := e.handlers[tool.Handler]
+		if !ok {
+			return nil, fmt.Errorf("execute: tool %s names handler %s, which is not registered", tool.ID, tool.Handler)
+		}
+		out, err = h(tool, input, base)
+	} else {
+		out, err = buildRequest(tool, input, base)
+	}
+	if err != nil {
+		return nil, err
+	}
+	resp, err := e.send(ctx, out, conn, cred, con)
+	if err != nil {
+		return nil, err
+	}
+	e.used.touch(conn.ID, e.now())
+	return toolResult(tool, resp)
+}
+
+// DecodeInput parses a tool input and checks it against the tool's input
+// schema, reporting every problem with its path under "input". A missing
+// or null input is {}.
+func DecodeInput(tool *catalog.Tool, raw json.RawMessage) (map[string]any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	input, ok := v.(map[string]any)
+	if err != nil || !ok {
+		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidType, Path: []any{"input"}, Message: "must be an object"})
+	}
+	if err := tool.ValidateInput(input); err != nil {
+		return nil, apierr.Validation(SchemaIssues(err, "input")...)
+	}
+	return input, nil
+}
+
+// SchemaIssues turns a JSON Schema validation error into one issue per
+// failed leaf, with paths below prefix.
+func SchemaIssues(err error, prefix ...any) []apierr.Issue {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []apierr.Issue{{Code: apierr.IssueInvalidValue, Path: prefix, Message: err.Error()}}
+	}
+	var out []apierr.Issue
+	var walk func(*jsonschema.ValidationError)
+	walk = func(v *jsonschema.ValidationError) {
+		if len(v.Causes) > 0 {
+			for _, c := range v.Causes {
+				walk(c)
+			}
+			return
+		}
+		path := append([]any{}, prefix...)
+		for _, p := range v.InstanceLocation {
+			path = append(path, p)
+		}
+		out = append(out, apierr.Issue{Code: apierr.IssueInvalidValue, Path: path, Message: v.ErrorKind.LocalizedString(englishPrinter)})
+	}
+	walk(ve)
+	if len(out) == 0 {
+		out = append(out, apierr.Issue{Code: apierr.IssueInvalidValue, Path: prefix, Message: ve.Error()})
+	}
+	return out
+}
+
+// Close flushes what the executor holds in memory (last-used times).
+func (e *Executor) Close(ctx context.Context) { e.used.flush(ctx) }
+
+// Run flushes last-used times every interval until ctx ends.
+func (e *Executor) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			e.used.flush(context.WithoutCancel(ctx))
+			return
+		case <-t.C:
+			e.used.flush(ctx)
+		}
+	}
+}

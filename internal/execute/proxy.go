@@ -1,0 +1,164 @@
+package execute
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/switchboard-gw/switchboard/internal/account"
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+)
+
+// ProxyCall is one raw request to a connector's API (POST /v1/tools/proxy).
+type ProxyCall struct {
+	ProjectID    string
+	ConnectorID  string
+	UserID       string
+	Endpoint     string
+	Method       string
+	Query        map[string]any
+	Body         json.RawMessage
+	Headers      map[string]string
+	ConnectionID string
+	AllowGlobal  bool
+	Preferred    string
+}
+
+// droppedHeaders never pass through the proxy: the credential is ours to set.
+var droppedHeaders = map[string]bool{"authorization": true, "proxy-authorization": true, "cookie": true, "host": true}
+
+// Proxy sends a raw request to the connector's API host with the user's
+// credential and returns the provider's body: JSON as JSON, text as text,
+// anything else as base64 with its content type.
+func (e *Executor) Proxy(ctx context.Context, c ProxyCall) (any, error) {
+	con, ok := e.catalog.Connector(c.ConnectorID)
+	if !ok {
+		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"connectorId"},
+			Message: "is not a connector; GET /v1/connectors lists them"})
+	}
+	if !con.API.Proxy {
+		return nil, apierr.New(apierr.ForbiddenEndpoint, "%s does not accept raw proxy requests; use its tools", con.ID)
+	}
+	conn, err := e.accounts.Resolve(ctx, account.Use{
+		ProjectID: c.ProjectID, UserID: c.UserID, ConnectorID: con.ID, ConnectionID: c.ConnectionID,
+		Preferred: c.Preferred, AllowGlobal: c.AllowGlobal,
+	})
+	if err != nil {
+		return nil, err
+	}
+	cred, err := e.accounts.Open(conn)
+	if err != nil {
+		return nil, err
+	}
+	base, err := baseURL(con, cred.Connection)
+	if err != nil {
+		return nil, err
+	}
+	target, err := ProxyURL(base, c.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	q := target.Query()
+	for k, v := range c.Query {
+		addQuery(q, k, v)
+	}
+	target.RawQuery = q.Encode()
+	out := &outgoing{Method: c.Method, URL: target, Header: http.Header{}, Service: con.ID}
+	for k, v := range con.API.Headers {
+		out.Header.Set(k, v)
+	}
+	for k, v := range c.Headers {
+		if !droppedHeaders[strings.ToLower(k)] {
+			out.Header.Set(k, v)
+		}
+	}
+	if len(c.Body) > 0 && string(c.Body) != "null" {
+		out.Body = c.Body
+		if out.Header.Get("Content-Type") == "" {
+			out.Header.Set("Content-Type", "application/json")
+		}
+	}
+	resp, err := e.send(ctx, out, conn, cred, con)
+	if err != nil {
+		if ae, ok := apierr.As(err); ok && ae.Code == apierr.ExecutionError && ae.Upstream != nil {
+			// Through the proxy every provider failure is UPSTREAM_ERROR (SPEC.md 4.3).
+			ae.Code = apierr.UpstreamError
+		}
+		return nil, err
+	}
+	e.used.touch(conn.ID, e.now())
+	return proxyBody(resp), nil
+}
+
+// ProxyURL resolves endpoint against the connector's base URL and refuses,
+// with 403 FORBIDDEN_ENDPOINT, anything that could leave the base: absolute
+// or scheme-relative URLs, userinfo, other ports, backslashes, control
+// characters, encoded slashes, backslashes or dots, and dot segments.
+func ProxyURL(base *url.URL, endpoint string) (*url.URL, error) {
+	forbidden := apierr.New(apierr.ForbiddenEndpoint, "endpoint must be a path under the connector's API base URL %s", base.String())
+	if endpoint == "" || len(endpoint) > 2048 {
+		return nil, forbidden
+	}
+	lower := strings.ToLower(endpoint)
+	if strings.Contains(lower, "://") || strings.HasPrefix(endpoint, "//") || strings.ContainsAny(endpoint, "\\#") ||
+		strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") || strings.Contains(lower, "%2e") ||
+		strings.Contains(lower, "%00") || strings.Contains(lower, "%25") {
+		return nil, forbidden
+	}
+	for _, r := range endpoint {
+		if r < 0x20 || r == 0x7f || r == ' ' {
+			return nil, forbidden
+		}
+	}
+	path, rawQuery, _ := strings.Cut(endpoint, "?")
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	for _, seg := range strings.Split(path, "/") {
+		if seg == "." || seg == ".." {
+			return nil, forbidden
+		}
+	}
+	// A first segment with ':' or '@' reads as a scheme, a port or userinfo.
+	first, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if strings.ContainsAny(first, ":@") {
+		return nil, forbidden
+	}
+	rel, err := url.Parse(path)
+	if err != nil || rel.Scheme != "" || rel.Host != "" || rel.User != nil {
+		return nil, forbidden
+	}
+	u := *base
+	u.Path = strings.TrimRight(base.Path, "/") + rel.Path
+	u.RawPath = ""
+	u.RawQuery = rawQuery
+	if _, err := url.ParseQuery(rawQuery); err != nil {
+		return nil, forbidden
+	}
+	// Belt and braces: the result must still be on the base's scheme, host
+	// and port, under its path.
+	if u.Scheme != base.Scheme || u.Host != base.Host || !strings.HasPrefix(u.Path, strings.TrimRight(base.Path, "/")+"/") {
+		return nil, forbidden
+	}
+	return &u, nil
+}
+
+// proxyBody returns a provider body as the proxy answers it.
+func proxyBody(r *response) any {
+	if len(r.Body) == 0 {
+		return nil
+	}
+	mt, _, _ := mime.ParseMediaType(r.ContentType)
+	var v any
+	if (mt == "" || strings.Contains(mt, "json")) && json.Unmarshal(r.Body, &v) == nil {
+		return v
+	}
+	if strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "+xml") || mt == "application/xml" || mt == "application/x-www-form-urlencoded" {
+		return string(r.Body)
+	}
+	return map[string]string{"contentType": r.ContentType, "base64": base64.StdEncoding.EncodeToString(r.Body)}
+}

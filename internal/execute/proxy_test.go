@@ -1,0 +1,148 @@
+package execute
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// ssrfCorpus are endpoints that try to leave the connector's API base.
+var ssrfCorpus = []string{
+	"https://evil.example/x",
+	"http://169.254.169.254/latest/meta-data/",
+	"//evil.example/x",
+	"///evil.example/x",
+	"/../admin",
+	"/items/../../admin",
+	"..",
+	"../",
+	"/./x/../..",
+	"/%2e%2e/admin",
+	"/%2E%2E/admin",
+	"/items/%2f%2f/evil",
+	"/items%2F..%2F..%2Fadmin",
+	"/items/%252e%252e/admin",
+	"\\\\evil.example\\x",
+	"/items\\..\\admin",
+	"/\\evil.example",
+	"/items/%5c..%5cadmin",
+	"@evil.example/x",
+	"user:pass@evil.example/",
+	"/items#@evil.example",
+	"http:evil.example",
+	"HTTPS://evil.example",
+	"ftp://evil.example/",
+	"javascript:alert(1)",
+	"file:///etc/passwd",
+	"/items\r\nHost: evil.example",
+	"/items\x00/admin",
+	"/items/%00",
+	" /items",
+	"/items\t",
+	"%2f%2fevil.example",
+	"//127.0.0.1:22/",
+	"/:8443/x",
+}
+
+func TestProxyURL_RefusesEveryEscape(t *testing.T) {
+	t.Parallel()
+	base, _ := url.Parse("https://api.acme.test/v2")
+	if len(ssrfCorpus) < 30 {
+		t.Fatalf("corpus has %d attempts", len(ssrfCorpus))
+	}
+	for _, ep := range ssrfCorpus {
+		u, err := ProxyURL(base, ep)
+		if err == nil {
+			t.Errorf("%q accepted as %s", ep, u)
+			continue
+		}
+		if e, ok := apierr.As(err); !ok || e.Code != apierr.ForbiddenEndpoint || e.HTTPStatus() != 403 {
+			t.Errorf("%q: %v", ep, err)
+		}
+	}
+	for ep, want := range map[string]string{
+		"/repos/a/b/issues":     "https://api.acme.test/v2/repos/a/b/issues",
+		"users/@me":             "https://api.acme.test/v2/users/@me",
+		"/search?q=x&page=2":    "https://api.acme.test/v2/search?q=x&page=2",
+		"/files/a%20b":          "https://api.acme.test/v2/files/a%20b",
+		"/guilds/1/members/@me": "https://api.acme.test/v2/guilds/1/members/@me",
+	} {
+		u, err := ProxyURL(base, ep)
+		if err != nil || u.String() != want {
+			t.Errorf("%q: %v %v, want %s", ep, u, err, want)
+		}
+	}
+}
+
+func TestProxy_SendsWithCredentialAndMapsAnswers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.connect("u1", map[string]any{"type": "api_key", "apiKey": "k-secret"})
+	call := func(c ProxyCall) (any, error) {
+		c.ProjectID, c.ConnectorID, c.UserID = e.project.ID, "acme", "u1"
+		if c.Method == "" {
+			c.Method = "GET"
+		}
+		return e.exec.Proxy(context.Background(), c)
+	}
+	got, err := call(ProxyCall{Endpoint: "/things/1", Method: "POST", Query: map[string]any{"a": "1", "b": []any{"x", "y"}},
+		Body: json.RawMessage(`{"n":1}`), Headers: map[string]string{"Authorization": "Bearer stolen", "Cookie": "c=1", "Host": "evil", "X-Custom": "ok"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.fake.last()
+	if r.Method != "POST" || r.Path != "/api/things/1" || r.Query.Get("a") != "1" || strings.Join(r.Query["b"], ",") != "x,y" ||
+		r.Body != `{"n":1}` || r.Header.Get("X-Api-Key") != "Key k-secret" || r.Header.Get("Authorization") != "" ||
+		r.Header.Get("Cookie") != "" || r.Header.Get("X-Custom") != "ok" {
+		t.Fatalf("request: %+v", r)
+	}
+	if m, _ := got.(map[string]any); m["path"] != "/api/things/1" {
+		t.Fatalf("json answer: %v", got)
+	}
+	if got, _ := call(ProxyCall{Endpoint: "/status/text"}); got != "plain words" {
+		t.Fatalf("text answer: %v", got)
+	}
+	got, _ = call(ProxyCall{Endpoint: "/status/binary"})
+	if m, _ := got.(map[string]string); m["contentType"] != "image/png" || m["base64"] != "iVBORw==" {
+		t.Fatalf("binary answer: %v", got)
+	}
+	for _, code := range []string{"404", "500"} {
+		_, err := call(ProxyCall{Endpoint: "/status/" + code})
+		wantCode(t, err, apierr.UpstreamError, 502)
+	}
+	_, err = call(ProxyCall{Endpoint: "//evil.example/x"})
+	wantCode(t, err, apierr.ForbiddenEndpoint, 403)
+}
+
+func TestProxy_GlobalAccountNeedsProxyPermission(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	g := e.connect("", map[string]any{"type": "api_key", "apiKey": "g"})
+	call := ProxyCall{ProjectID: e.project.ID, ConnectorID: "acme", UserID: "u1", Endpoint: "/x", Method: "GET", AllowGlobal: true}
+	_, err := e.exec.Proxy(context.Background(), call)
+	wantCode(t, err, apierr.ActionDisabled, 403)
+	if err := e.store.SetGlobalPermission(context.Background(), g.ID, store.GlobalPermission{Proxy: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.exec.Proxy(context.Background(), call); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestProxy_PrivateAddressRefusedAfterResolution(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	// Without the loopback opt-in, a host field pointing at 127.0.0.1 is refused by netguard.
+	e.exec.client = newGuardClient()
+	e.connect("u1", map[string]any{"type": "api_key", "apiKey": "k"})
+	_, err := e.exec.Proxy(context.Background(), ProxyCall{ProjectID: e.project.ID, ConnectorID: "acme", UserID: "u1", Endpoint: "/x", Method: "GET"})
+	wantCode(t, err, apierr.ForbiddenEndpoint, 403)
+	if len(e.fake.requests) != 0 {
+		t.Fatal("the request reached the private address")
+	}
+}

@@ -1,0 +1,236 @@
+package execute
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+)
+
+// outgoing is a provider request before authentication: kept as parts so
+// that it can be rebuilt for a retry after a token refresh.
+type outgoing struct {
+	Method  string
+	URL     *url.URL
+	Header  http.Header
+	Body    []byte
+	Service string // the connector id, for error messages
+}
+
+var placeholder = regexp.MustCompile(`\{(\+?)([A-Za-z0-9_]+)\}`)
+
+// baseURL fills a connector's base URL template from connection fields.
+func baseURL(con *catalog.Connector, fields map[string]string) (*url.URL, error) {
+	var missing string
+	raw := placeholder.ReplaceAllStringFunc(con.API.BaseURL, func(m string) string {
+		name := placeholder.FindStringSubmatch(m)[2]
+		v, ok := fields[name]
+		if !ok {
+			missing = name
+		}
+		return v
+	})
+	if missing != "" {
+		return nil, apierr.New(apierr.ExecutionError, "the %s account has no %s; reconnect it with that field", con.ID, missing)
+	}
+	u, err := url.Parse(strings.TrimRight(raw, "/"))
+	if err != nil || u.Host == "" {
+		return nil, apierr.New(apierr.ExecutionError, "the %s account's connection fields do not make a valid API address", con.ID)
+	}
+	return u, nil
+}
+
+// buildRequest maps a tool's input onto its HTTP request (catalog README,
+// "request").
+func buildRequest(tool *catalog.Tool, input map[string]any, base *url.URL) (*outgoing, error) {
+	r := tool.Request
+	split := tool.Split()
+	path, err := expandPath(r.Path, input)
+	if err != nil {
+		return nil, err
+	}
+	u := *base
+	u.Path = strings.TrimRight(base.Path, "/") + path
+	u.RawPath = strings.TrimRight(base.EscapedPath(), "/") + escapedPath(r.Path, input)
+
+	q := url.Values{}
+	for k, v := range r.StaticQuery {
+		q.Set(k, v)
+	}
+	for _, name := range split.Query {
+		if v, ok := input[name]; ok && v != nil {
+			addQuery(q, r.APIName(name), v)
+		}
+	}
+	u.RawQuery = q.Encode()
+
+	out := &outgoing{Method: r.Method, URL: &u, Header: http.Header{}, Service: tool.Connector().ID}
+	for k, v := range tool.Connector().API.Headers {
+		out.Header.Set(k, v)
+	}
+	if out.Header.Get("Accept") == "" {
+		out.Header.Set("Accept", "application/json")
+	}
+	for field, header := range split.Headers {
+		if v, ok := input[field]; ok && v != nil {
+			out.Header.Set(header, scalar(v))
+		}
+	}
+
+	if r.GraphQL != "" {
+		body, err := json.Marshal(map[string]any{"query": r.GraphQL, "variables": input})
+		if err != nil {
+			return nil, err
+		}
+		out.Body = body
+		out.Header.Set("Content-Type", "application/json")
+		return out, nil
+	}
+	fields := map[string]any{}
+	for k, v := range r.StaticBody {
+		fields[k] = v
+	}
+	for _, name := range split.Body {
+		if v, ok := input[name]; ok {
+			fields[r.APIName(name)] = v
+		}
+	}
+	if len(fields) == 0 && r.Method != "POST" && r.Method != "PUT" && r.Method != "PATCH" {
+		return out, nil
+	}
+	var body any = fields
+	if r.BodyWrap != "" {
+		body = map[string]any{r.BodyWrap: fields}
+	}
+	if r.BodyType == "form" {
+		form := url.Values{}
+		flattenForm(form, "", body)
+		out.Body = []byte(form.Encode())
+		out.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		return out, nil
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	out.Body = b
+	out.Header.Set("Content-Type", "application/json")
+	return out, nil
+}
+
+// expandPath fills path placeholders with input values (unescaped form).
+// A value that is "." or "..", or a {+name} value with such a segment, is
+// refused: it would climb out of the tool's path.
+func expandPath(tmpl string, input map[string]any) (string, error) {
+	var bad error
+	out := placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
+		sub := placeholder.FindStringSubmatch(m)
+		v := scalar(input[sub[2]])
+		segs := []string{v}
+		if sub[1] == "+" {
+			segs = strings.Split(v, "/")
+		}
+		for _, seg := range segs {
+			if seg == "." || seg == ".." {
+				bad = apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"input", sub[2]},
+					Message: "must not be or contain a . or .. path segment"})
+			}
+		}
+		return v
+	})
+	return out, bad
+}
+
+// escapedPath fills placeholders percent-encoding each value as one path
+// segment ({name}) or keeping its slashes ({+name}).
+func escapedPath(tmpl string, input map[string]any) string {
+	return placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
+		sub := placeholder.FindStringSubmatch(m)
+		v := scalar(input[sub[2]])
+		if sub[1] == "+" {
+			segs := strings.Split(v, "/")
+			for i, s := range segs {
+				segs[i] = url.PathEscape(s)
+			}
+			return strings.Join(segs, "/")
+		}
+		return url.PathEscape(v)
+	})
+}
+
+// scalar renders a JSON scalar as text.
+func scalar(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	default:
+		b, _ := json.Marshal(x)
+		return string(b)
+	}
+}
+
+// addQuery adds one query parameter: arrays repeat the key, objects become
+// name[key]=value, scalars are plain.
+func addQuery(q url.Values, name string, v any) {
+	switch x := v.(type) {
+	case []any:
+		for _, item := range x {
+			q.Add(name, scalar(item))
+		}
+	case map[string]any:
+		flattenForm(q, name, x)
+	default:
+		q.Add(name, scalar(v))
+	}
+}
+
+// flattenForm encodes nested values the way form APIs (Stripe) read them:
+// a[b]=c for objects and a[0]=c for arrays.
+func flattenForm(form url.Values, prefix string, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			name := k
+			if prefix != "" {
+				name = prefix + "[" + k + "]"
+			}
+			flattenForm(form, name, x[k])
+		}
+	case []any:
+		for i, item := range x {
+			flattenForm(form, fmt.Sprintf("%s[%d]", prefix, i), item)
+		}
+	case nil:
+	default:
+		form.Add(prefix, scalar(v))
+	}
+}
+
+// newBodyReader returns a reader for a body, nil for none.
+func newBodyReader(b []byte) *bytes.Reader {
+	if b == nil {
+		return nil
+	}
+	return bytes.NewReader(b)
+}

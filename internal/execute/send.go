@@ -1,0 +1,191 @@
+package execute
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/switchboard-gw/switchboard/internal/account"
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// maxResponseBytes bounds a provider answer read into memory.
+const maxResponseBytes = 10 << 20
+
+// maxErrorBody bounds the provider body quoted in error.upstream.
+const maxErrorBody = 2048
+
+// response is a provider answer read in full.
+type response struct {
+	Status      int
+	ContentType string
+	Header      http.Header
+	Body        []byte
+}
+
+// send authenticates and sends out, retrying once with a refreshed token
+// when an OAuth provider answers 401. A 401 to a just-refreshed token puts
+// the account in reauth_required.
+func (e *Executor) send(ctx context.Context, out *outgoing, conn store.Connection, cred account.Credential, con *catalog.Connector) (*response, error) {
+	resp, used, err := e.sendOnce(ctx, out, conn, cred, con)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Status == http.StatusUnauthorized && cred.Type == catalog.AuthOAuth2 && cred.RefreshToken != "" {
+		m := method(con, cred)
+		refreshed, err := e.refreshToken(ctx, conn, used, con, m, true)
+		if err != nil {
+			return nil, err
+		}
+		resp, _, err = e.sendOnce(ctx, out, conn, refreshed, con)
+		if err != nil {
+			return nil, err
+		}
+		if resp.Status == http.StatusUnauthorized {
+			if serr := e.store.SetConnectionStatus(ctx, conn.ID, conn.Revision, store.StatusReauthRequired); serr != nil {
+				e.log.ErrorContext(ctx, "could not mark connection for reauthorization", "connection_id", conn.ID, "error", serr.Error())
+			}
+			return nil, reauth(conn)
+		}
+	}
+	if resp.Status >= 400 {
+		return nil, upstreamError(resp, con.ID)
+	}
+	return resp, nil
+}
+
+func (e *Executor) sendOnce(ctx context.Context, out *outgoing, conn store.Connection, cred account.Credential, con *catalog.Connector) (*response, account.Credential, error) {
+	req, err := http.NewRequestWithContext(ctx, out.Method, out.URL.String(), nil)
+	if err != nil {
+		return nil, cred, apierr.New(apierr.ExecutionError, "the request to %s could not be built", con.ID)
+	}
+	if out.Body != nil {
+		body := out.Body
+		req.Body = io.NopCloser(newBodyReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(newBodyReader(body)), nil }
+		req.ContentLength = int64(len(body))
+	}
+	for k, v := range out.Header {
+		req.Header[k] = append([]string(nil), v...)
+	}
+	req.Header.Set("User-Agent", "Switchboard/1")
+	used, err := e.authenticate(ctx, req, out.Body, conn, cred, con)
+	if err != nil {
+		return nil, cred, err
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		return nil, used, transportError(err, con.ID)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		return nil, used, transportError(err, con.ID)
+	}
+	if len(body) > maxResponseBytes {
+		return nil, used, apierr.New(apierr.UpstreamError, "%s answered more than %d bytes; narrow the request", con.ID, maxResponseBytes)
+	}
+	return &response{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Header: resp.Header, Body: body}, used, nil
+}
+
+// transportError maps a failure to reach the provider.
+func transportError(err error, connector string) error {
+	if errors.Is(err, netguard.ErrForbiddenAddress) {
+		return apierr.New(apierr.ForbiddenEndpoint, "the %s address resolves to a private or local network, which Switchboard does not reach", connector)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+		return &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: connector + " did not answer in time"}
+	}
+	return &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "could not reach " + connector}
+}
+
+// upstreamError maps a provider's error answer: 4xx is 400
+// EXECUTION_ERROR, 5xx 502 UPSTREAM_ERROR, both quoting the provider.
+func upstreamError(r *response, connector string) error {
+	e := &apierr.Error{
+		Code:     apierr.ExecutionError,
+		Upstream: &apierr.Upstream{Status: r.Status, Body: truncate(r.Body, maxErrorBody)},
+		Message:  connector + " refused the request with HTTP " + strconv.Itoa(r.Status) + "; see error.upstream",
+	}
+	if r.Status >= 500 {
+		e.Code = apierr.UpstreamError
+		e.Message = connector + " failed with HTTP " + strconv.Itoa(r.Status) + "; try again later"
+	}
+	if r.Status == http.StatusTooManyRequests {
+		e.Message = connector + " is rate limiting these calls; retry after the Retry-After delay"
+		e.RetryAfter = r.Header.Get("Retry-After")
+	}
+	return e
+}
+
+// truncate cuts a body to n bytes at a character boundary.
+func truncate(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut]) + "…"
+}
+
+// toolResult decodes a successful answer and selects the part the tool's
+// definition names.
+func toolResult(tool *catalog.Tool, r *response) (any, error) {
+	v := decodeBody(r)
+	if tool.Request != nil && tool.Request.GraphQL != "" {
+		if m, ok := v.(map[string]any); ok {
+			if errs, ok := m["errors"]; ok && m["data"] == nil {
+				b, _ := json.Marshal(errs)
+				return nil, &apierr.Error{Code: apierr.ExecutionError, Upstream: &apierr.Upstream{Status: r.Status, Body: truncate(b, maxErrorBody)},
+					Message: tool.Connector().ID + " refused the GraphQL request; see error.upstream"}
+			}
+		}
+	}
+	if tool.Request != nil && tool.Request.Response != "" {
+		v = selectPath(v, tool.Request.Response)
+	}
+	return v, nil
+}
+
+// decodeBody reads JSON as JSON and anything else as text.
+func decodeBody(r *response) any {
+	if len(r.Body) == 0 {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(r.Body, &v) == nil {
+		return v
+	}
+	return string(r.Body)
+}
+
+// selectPath walks a dotted path (data.items.0.id) into a decoded value.
+func selectPath(v any, path string) any {
+	for _, part := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[part]
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
