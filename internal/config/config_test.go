@@ -2,8 +2,8 @@ package config
 
 import (
 	"flag"
-	"reflect"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
