@@ -1,0 +1,126 @@
+package execute
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+
+	builtin "github.com/switchboard-gw/switchboard/catalog"
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+)
+
+func builtinTool(t *testing.T, id string) *catalog.Tool {
+	t.Helper()
+	cat, err := catalog.Load(builtin.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, ok := cat.Tool(id)
+	if !ok {
+		t.Fatalf("no tool %s", id)
+	}
+	return tool
+}
+
+func TestHandlers_EveryCatalogHandlerIsRegistered(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.Load(builtin.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := builtinHandlers()
+	used := map[string]bool{}
+	for _, tool := range cat.Tools() {
+		if tool.Handler == "" {
+			continue
+		}
+		used[tool.Handler] = true
+		if _, ok := hs[tool.Handler]; !ok {
+			t.Errorf("%s names handler %s, which is not registered", tool.ID, tool.Handler)
+		}
+	}
+	for name := range hs {
+		if !used[name] {
+			t.Errorf("handler %s is registered but no tool uses it", name)
+		}
+	}
+}
+
+func TestGmailSend_BuildsMIMEAndRefusesHeaderInjection(t *testing.T) {
+	t.Parallel()
+	tool := builtinTool(t, "gmail_send_message")
+	base, _ := url.Parse("https://gmail.googleapis.com/gmail/v1")
+	input := map[string]any{"to": []any{"a@example.com", "b@example.com"}, "subject": "Grüße", "body": "hello there", "threadId": "t1"}
+	out, err := builtinHandlers()["gmail_send_message"](tool, input, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct{ Raw, ThreadID string }
+	_ = json.Unmarshal(out.Body, &body)
+	msg, err := base64.URLEncoding.DecodeString(body.Raw)
+	if err != nil || body.ThreadID != "t1" || out.URL.Path != "/gmail/v1/users/me/messages/send" {
+		t.Fatalf("body %s, url %s", out.Body, out.URL)
+	}
+	text := string(msg)
+	for _, want := range []string{"To: a@example.com, b@example.com\r\n", "Subject: =?utf-8?q?Gr=C3=BC=C3=9Fe?=\r\n",
+		"Content-Type: text/plain; charset=UTF-8\r\n", base64.StdEncoding.EncodeToString([]byte("hello there"))} {
+		if !strings.Contains(text, want) {
+			t.Errorf("message lacks %q:\n%s", want, text)
+		}
+	}
+	input["inReplyTo"] = "<x@y>\r\nBcc: victim@example.com"
+	_, err = builtinHandlers()["gmail_send_message"](tool, input, base)
+	if e, ok := apierr.As(err); !ok || e.Code != apierr.ValidationError {
+		t.Fatalf("header injection: %v", err)
+	}
+}
+
+func TestDriveUpload_MultipartToUploadEndpoint(t *testing.T) {
+	t.Parallel()
+	tool := builtinTool(t, "google_drive_upload_file")
+	base, _ := url.Parse("https://www.googleapis.com/drive/v3")
+	out, err := driveUpload(tool, map[string]any{"name": "r.csv", "content": "YSxiCg==", "contentEncoding": "base64", "contentType": "text/csv"}, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.URL.String() != "https://www.googleapis.com/upload/drive/v3/files?uploadType=multipart" ||
+		!strings.HasPrefix(out.Header.Get("Content-Type"), "multipart/related; boundary=") ||
+		!strings.Contains(string(out.Body), `"name":"r.csv"`) || !strings.Contains(string(out.Body), "a,b\n") {
+		t.Fatalf("%s %v\n%s", out.URL, out.Header, out.Body)
+	}
+}
+
+func TestS3_PutObjectRawBodyAndCreateBucketXML(t *testing.T) {
+	t.Parallel()
+	base, _ := url.Parse("https://s3.eu-west-1.amazonaws.com")
+	out, err := s3PutObject(builtinTool(t, "aws_s3_put_object"), map[string]any{"bucket": "b", "key": "dir/f.txt", "body": "hi", "Content-Type": "text/plain"}, base)
+	if err != nil || string(out.Body) != "hi" || out.Header.Get("Content-Type") != "text/plain" || out.URL.EscapedPath() != "/b/dir/f.txt" {
+		t.Fatalf("put: %v %q %v %s", err, out.Body, out.Header, out.URL)
+	}
+	out, err = s3CreateBucket(builtinTool(t, "aws_s3_create_bucket"), map[string]any{"bucket": "b", "LocationConstraint": "eu-west-1"}, base)
+	if err != nil || !strings.Contains(string(out.Body), "<LocationConstraint>eu-west-1</LocationConstraint>") {
+		t.Fatalf("create: %v %s", err, out.Body)
+	}
+	out, _ = s3CreateBucket(builtinTool(t, "aws_s3_create_bucket"), map[string]any{"bucket": "b"}, base)
+	if out.Body != nil {
+		t.Fatalf("us-east-1 bucket has a body: %s", out.Body)
+	}
+}
+
+func TestJiraWatcherAndSalesforceFieldsBodies(t *testing.T) {
+	t.Parallel()
+	base, _ := url.Parse("https://acme.atlassian.net/rest/api/3")
+	out, err := jiraAddWatcher(builtinTool(t, "jira_add_watcher"), map[string]any{"issueIdOrKey": "ENG-1", "accountId": "abc"}, base)
+	if err != nil || string(out.Body) != `"abc"` {
+		t.Fatalf("jira: %v %s", err, out.Body)
+	}
+	sbase, _ := url.Parse("https://acme.my.salesforce.com/services/data/v60.0")
+	out, err = salesforceRecordFields(builtinTool(t, "salesforce_update_record"),
+		map[string]any{"sobject": "Account", "id": "001", "fields": map[string]any{"Name": "Acme"}}, sbase)
+	if err != nil || string(out.Body) != `{"Name":"Acme"}` || out.URL.Path != "/services/data/v60.0/sobjects/Account/001" {
+		t.Fatalf("salesforce: %v %s %s", err, out.Body, out.URL)
+	}
+}
