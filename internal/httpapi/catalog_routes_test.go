@@ -90,7 +90,7 @@ func TestConnectorList_OrderFiltersFacetsAndPages(t *testing.T) {
 	f := setup(t)
 	bearer := "Bearer " + f.key
 	b := decodeList(t, f.do(f.h, "GET", "/v1/connectors", bearer, ""))
-	if ids(b) != "beta,alpha,gamma" || b.NextCursor != nil || b.Facets != nil {
+	if ids(b) != "beta,alpha,delta,gamma" || b.NextCursor != nil || b.Facets != nil {
 		t.Fatalf("default order: %s next=%v facets=%v", ids(b), b.NextCursor, b.Facets)
 	}
 	item := b.Data[1]
@@ -107,7 +107,7 @@ func TestConnectorList_OrderFiltersFacetsAndPages(t *testing.T) {
 		t.Fatalf("page 1: %s %v", ids(first), first.NextCursor)
 	}
 	second := decodeList(t, f.do(f.h, "GET", "/v1/connectors?limit=2&cursor="+url.QueryEscape(*first.NextCursor), bearer, ""))
-	if ids(second) != "gamma" || second.NextCursor != nil {
+	if ids(second) != "delta,gamma" || second.NextCursor != nil {
 		t.Fatalf("page 2: %s %v", ids(second), second.NextCursor)
 	}
 	// A cursor of one list is refused by another, and by another project.
@@ -121,7 +121,7 @@ func TestConnectorList_OrderFiltersFacetsAndPages(t *testing.T) {
 	if got := ids(decodeList(t, f.do(f.h, "GET", "/v1/connectors?popular=true", bearer, ""))); got != "beta,alpha" {
 		t.Fatalf("popular: %s", got)
 	}
-	if got := ids(decodeList(t, f.do(f.h, "GET", "/v1/connectors?popular=false", bearer, ""))); got != "gamma" {
+	if got := ids(decodeList(t, f.do(f.h, "GET", "/v1/connectors?popular=false", bearer, ""))); got != "delta,gamma" {
 		t.Fatalf("not popular: %s", got)
 	}
 	if got := ids(decodeList(t, f.do(f.h, "GET", "/v1/connectors?category=finance", bearer, ""))); got != "beta" {
@@ -133,7 +133,7 @@ func TestConnectorList_OrderFiltersFacetsAndPages(t *testing.T) {
 	fb := decodeList(t, f.do(f.h, "GET", "/v1/connectors?facets=true&category=finance", bearer, ""))
 	cat := fb.Facets["category"].(map[string]any)
 	// The category facet ignores the category filter; popular respects it.
-	if cat["finance"] != float64(1) || cat["communication"] != float64(1) || cat["productivity"] != float64(1) || fb.Facets["popular"] != float64(1) {
+	if cat["finance"] != float64(1) || cat["communication"] != float64(1) || cat["productivity"] != float64(2) || fb.Facets["popular"] != float64(1) {
 		t.Fatalf("facets: %v", fb.Facets)
 	}
 }
@@ -170,7 +170,7 @@ func TestToolList_ViewsFiltersFacetsAndSwitches(t *testing.T) {
 	f := setup(t)
 	bearer := "Bearer " + f.key
 	b := decodeList(t, f.do(f.h, "GET", "/v1/tools", bearer, ""))
-	if ids(b) != "alpha_list_channels,alpha_send_message,beta_create_invoice,beta_delete_invoice,gamma_get_record" {
+	if ids(b) != "alpha_list_channels,alpha_send_message,beta_create_invoice,beta_delete_invoice,delta_create_task,delta_get_task,gamma_get_record" {
 		t.Fatalf("order: %s", ids(b))
 	}
 	send := b.Data[1]
@@ -189,7 +189,7 @@ func TestToolList_ViewsFiltersFacetsAndSwitches(t *testing.T) {
 		"connectorId=beta":                  "beta_create_invoice,beta_delete_invoice",
 		"category=finance":                  "beta_create_invoice,beta_delete_invoice",
 		"dataClassification=phi":            "gamma_get_record",
-		"dataClassification=standard":       "alpha_list_channels,beta_delete_invoice",
+		"dataClassification=standard":       "alpha_list_channels,beta_delete_invoice,delta_get_task",
 		"query=send+a+chat+message&limit=1": "alpha_send_message",
 		"connectorId=nope":                  "",
 	} {
@@ -199,7 +199,7 @@ func TestToolList_ViewsFiltersFacetsAndSwitches(t *testing.T) {
 	}
 	fb := decodeList(t, f.do(f.h, "GET", "/v1/tools?facets=true&dataClassification=pii", bearer, ""))
 	if fb.Facets["category"].(map[string]any)["finance"] != float64(1) ||
-		fb.Facets["dataClassification"].(map[string]any)["standard"] != float64(2) {
+		fb.Facets["dataClassification"].(map[string]any)["standard"] != float64(3) {
 		t.Fatalf("facets: %v", fb.Facets)
 	}
 	if err := f.store.SetToolsEnabled(context.Background(), f.project.ID, []string{"beta_create_invoice"}, false); err != nil {
@@ -215,10 +215,10 @@ func TestPublicCatalog(t *testing.T) {
 	f := setup(t)
 	r := f.do(f.h, "GET", "/api/catalog?facets=true", "", "")
 	b := decodeList(t, r)
-	if r.header.Get("Cache-Control") != "public, max-age=300" || ids(b) != "beta,alpha,gamma" {
+	if r.header.Get("Cache-Control") != "public, max-age=300" || ids(b) != "beta,alpha,delta,gamma" {
 		t.Fatalf("list: %s %v", ids(b), r.header)
 	}
-	beta, gamma := b.Data[0], b.Data[2]
+	beta, gamma := b.Data[0], b.Data[3]
 	if beta["popular"] != true || beta["verification"] != "unverified" || beta["actions"] != float64(2) || gamma["popular"] != false {
 		t.Fatalf("items: %v %v", beta, gamma)
 	}

@@ -3,6 +3,9 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"io"
 	"io/fs"
@@ -15,9 +18,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/logging"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/store/storetest"
 )
@@ -63,15 +70,33 @@ type fixture struct {
 	project store.Project
 	key     string
 	keyID   string
+	// providerHost is the fake provider's host:port.
+	providerHost string
 }
 
-func setup(t *testing.T) *fixture {
+func setup(t *testing.T) *fixture { return setupOn(t, storetest.OpenSQLite) }
+
+// setupOn builds the fixture on the store open makes, with a fake provider
+// (a loopback TLS server) that the delta connector's tools reach.
+func setupOn(t *testing.T, open storetest.Opener) *fixture {
 	t.Helper()
 	clock := storetest.NewClock()
-	st := storetest.OpenSQLite(t, clock.Now)
+	st := open(t, clock.Now)
 	logs := &syncBuffer{}
+	log := logging.New(logs, "json", slog.LevelDebug)
+	cat := testCatalog(t)
+	provider := httptest.NewTLSServer(http.HandlerFunc(fakeDelta))
+	t.Cleanup(provider.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(provider.Certificate())
+	material := make([]byte, secret.KeySize)
+	_, _ = rand.Read(material)
+	ring, _ := secret.NewKeyring(secret.Key{ID: "k1", Material: material})
+	accounts := account.NewService(st, ring, cat)
+	guard := netguard.New(netguard.Options{AllowLoopback: true, TLSConfig: &tls.Config{RootCAs: pool}})
+	exec := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Client: guard.Client(), Logger: log, Now: clock.Now})
 	srv := New(Options{
-		Store: st, Logger: logging.New(logs, "json", slog.LevelDebug), Catalog: testCatalog(t), Logos: testCatalogFS,
+		Store: st, Logger: log, Catalog: cat, Logos: testCatalogFS, Accounts: accounts, Executor: exec,
 		BaseURL: "http://sb.test", Now: clock.Now,
 	})
 	ctx := context.Background()
@@ -84,7 +109,30 @@ func setup(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{t: t, srv: srv, h: srv.Handler(), store: st, clock: clock, logs: logs, project: p, key: key, keyID: k.ID}
+	return &fixture{t: t, srv: srv, h: srv.Handler(), store: st, clock: clock, logs: logs, project: p, key: key, keyID: k.ID,
+		providerHost: strings.TrimPrefix(provider.URL, "https://")}
+}
+
+// fakeDelta answers like the delta provider: it requires the bearer key
+// "delta-secret-key" and echoes what it got.
+func fakeDelta(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	if r.Header.Get("Authorization") != "Bearer delta-secret-key" {
+		w.WriteHeader(401)
+		_, _ = io.WriteString(w, `{"error":"bad key"}`)
+		return
+	}
+	switch {
+	case r.URL.Path == "/v1/tasks/missing":
+		w.WriteHeader(404)
+		_, _ = io.WriteString(w, `{"error":"no such task"}`)
+	case r.URL.Path == "/v1/tasks/broken":
+		w.WriteHeader(500)
+		_, _ = io.WriteString(w, `{"error":"boom"}`)
+	default:
+		body, _ := io.ReadAll(r.Body)
+		_ = json.NewEncoder(w).Encode(map[string]any{"method": r.Method, "path": r.URL.Path, "query": r.URL.RawQuery, "body": string(body)})
+	}
 }
 
 type response struct {
@@ -329,4 +377,14 @@ func TestAPIKey_DecidesTheProject(t *testing.T) {
 			t.Fatalf("key decided project %q, want %q", r.body, want)
 		}
 	}
+}
+
+// newProjectKey makes a live API key for a project.
+func newProjectKey(t *testing.T, f *fixture, projectID string) string {
+	t.Helper()
+	key, hash, hint, _ := apikey.Generate()
+	if _, err := f.store.CreateAPIKey(context.Background(), store.NewAPIKey{ProjectID: projectID, Name: "o", Hash: hash, Hint: hint}); err != nil {
+		t.Fatal(err)
+	}
+	return key
 }
