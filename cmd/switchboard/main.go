@@ -13,7 +13,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	p := &cli.Program{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	p := &cli.Program{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	code := p.Run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)

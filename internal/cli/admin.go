@@ -16,7 +16,7 @@ import (
 // admin dispatches `switchboard admin <resource> <verb>`.
 func (p *Program) admin(ctx context.Context, args []string) error {
 	if len(args) < 2 {
-		return usagef("usage: switchboard admin project create|list, admin key create|list|revoke, or admin tools disable|enable|list")
+		return usagef("usage: switchboard admin project|key|tools|authconfig|global …; run switchboard help")
 	}
 	switch args[0] + " " + args[1] {
 	case "project create":
@@ -35,6 +35,16 @@ func (p *Program) admin(ctx context.Context, args []string) error {
 		return p.adminToolsSwitch(ctx, args[2:], true)
 	case "tools list":
 		return p.adminToolsList(ctx, args[2:])
+	case "authconfig create":
+		return p.adminAuthConfigCreate(ctx, args[2:], p.Stdin)
+	case "authconfig list":
+		return p.adminAuthConfigList(ctx, args[2:])
+	case "authconfig delete":
+		return p.adminAuthConfigDelete(ctx, args[2:])
+	case "global allow":
+		return p.adminGlobal(ctx, args[2:], true)
+	case "global revoke":
+		return p.adminGlobal(ctx, args[2:], false)
 	}
 	return usagef("unknown admin command %q; run 'switchboard help'", args[0]+" "+args[1])
 }

@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
 func dbEnv(t *testing.T) map[string]string {
@@ -154,5 +158,67 @@ func TestAdminTools_DisableEnableList(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, env, "admin", "tools", "disable", "--project", proj.ID, "nope_tool"); code != exitError || !strings.Contains(stderr, `no tool matches "nope_tool"`) {
 		t.Fatalf("unknown tool: %d %s", code, stderr)
+	}
+}
+
+func TestAdminAuthConfigAndGlobal(t *testing.T) {
+	t.Parallel()
+	env := dbEnv(t)
+	_, out, _ := runCLI(t, env, "admin", "project", "create", "p", "--json")
+	var proj struct{ ID string }
+	if err := json.Unmarshal([]byte(out), &proj); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	p := &Program{Stdin: strings.NewReader("gh-client-secret\n"), Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }}
+	code := p.Run(context.Background(), []string{"admin", "authconfig", "create", "--project", proj.ID, "--connector", "github",
+		"--type", "oauth2", "--client-id", "gh-client", "--client-secret", "-", "--scopes", "repo,read:user", "--key", "gh", "--json"})
+	var ac struct {
+		ID, Key, ClientID string
+		HasClientSecret   bool
+		Scopes            []string
+	}
+	if code != 0 || json.Unmarshal(stdout.Bytes(), &ac) != nil || ac.Key != "gh" || !ac.HasClientSecret || len(ac.Scopes) != 2 {
+		t.Fatalf("create: %d %s %s", code, stdout.String(), stderr.String())
+	}
+	code, out, _ = runCLI(t, env, "admin", "authconfig", "list", "--project", proj.ID, "--json")
+	if code != 0 || !strings.Contains(out, `"key": "gh"`) || strings.Contains(out, "gh-client-secret") {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	if code, _, stderr := runCLI(t, env, "admin", "authconfig", "create", "--project", proj.ID, "--connector", "github",
+		"--client-id", "x", "--client-secret", "y", "--key", "gh"); code != exitError || !strings.Contains(stderr, "already has an auth config") {
+		t.Fatalf("duplicate key: %d %s", code, stderr)
+	}
+	if code, _, _ := runCLI(t, env, "admin", "authconfig", "delete", "--project", proj.ID, ac.ID); code != 0 {
+		t.Fatalf("delete: %d", code)
+	}
+
+	// A global account to permit.
+	st, err := store.Open(context.Background(), env["SWITCHBOARD_DATABASE_URL"], store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	impl, _ := st.EnsureImplicitAuthConfig(context.Background(), proj.ID, "github", "github_api_key", "api_key", "api_key")
+	g, err := st.CreateConnection(context.Background(), store.NewConnection{ID: store.NewID(), ProjectID: proj.ID, ConnectorID: "github",
+		AuthConfigID: impl.ID, Global: true, Credential: []byte("sealed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := runCLI(t, env, "admin", "global", "allow", g.ID, "--tools", "github_create_issue,github_list_*", "--proxy", "--json"); code != 0 || !strings.Contains(out, `"proxy": true`) {
+		t.Fatalf("allow: %d %s %s", code, out, stderr)
+	}
+	perm, _ := st.GetGlobalPermission(context.Background(), g.ID)
+	if len(perm.Tools) != 2 || !perm.Proxy {
+		t.Fatalf("permission: %+v", perm)
+	}
+	if code, _, stderr := runCLI(t, env, "admin", "global", "allow", g.ID, "--tools", "nope_*"); code != exitError || !strings.Contains(stderr, "no tool matches") {
+		t.Fatalf("unknown tools: %d %s", code, stderr)
+	}
+	if code, _, _ := runCLI(t, env, "admin", "global", "revoke", g.ID); code != 0 {
+		t.Fatalf("revoke: %d", code)
+	}
+	if perm, _ := st.GetGlobalPermission(context.Background(), g.ID); len(perm.Tools) != 0 || perm.Proxy {
+		t.Fatalf("after revoke: %+v", perm)
 	}
 }

@@ -9,11 +9,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Program is one run of the switchboard binary, with its standard streams
 // and environment passed in so tests can run it in process.
 type Program struct {
+	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
@@ -51,6 +53,11 @@ Usage:
   switchboard admin key revoke KEY_ID
   switchboard admin tools disable|enable --project ID TOOL_ID…   (TOOL_ID may end in *)
   switchboard admin tools list --project ID [--disabled]
+  switchboard admin authconfig create --project ID --connector ID --type oauth2 --client-id … --client-secret …|- [--scopes …] [--key …]
+  switchboard admin authconfig list --project ID [--connector ID]
+  switchboard admin authconfig delete --project ID AUTH_CONFIG_ID
+  switchboard admin global allow CONNECTION_ID --tools 'github_create_issue,slack_*' [--proxy]
+  switchboard admin global revoke CONNECTION_ID
   switchboard catalog export [--format catalog|spec-match]
   switchboard catalog check [--dir catalog] [--only IDS] [--shared ../shared]
   switchboard version
@@ -63,6 +70,9 @@ Run 'switchboard serve --help' for the configuration flags and variables.
 func (p *Program) Run(ctx context.Context, args []string) int {
 	if p.Getenv == nil {
 		p.Getenv = func(string) string { return "" }
+	}
+	if p.Stdin == nil {
+		p.Stdin = strings.NewReader("")
 	}
 	if len(args) == 0 {
 		fmt.Fprint(p.Stderr, usage)

@@ -414,3 +414,10 @@ func affectedOne(res sql.Result, err error, what string) error {
 	}
 	return nil
 }
+
+// ConnectionByID returns a connection of any project, for the admin
+// commands that name one by id alone.
+func (s *Store) ConnectionByID(ctx context.Context, id string) (Connection, error) {
+	return scanConnection(s.read.QueryRowContext(ctx,
+		`SELECT `+connectionColumns+` FROM connections WHERE id = $1`, id))
+}

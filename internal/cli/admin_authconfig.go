@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	builtin "github.com/switchboard-gw/switchboard/catalog"
+	"github.com/switchboard-gw/switchboard/internal/account"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// authConfigView is an auth config as the admin commands print it; the
+// client secret is never printed.
+type authConfigView struct {
+	ID           string    `json:"id"`
+	Key          string    `json:"key"`
+	ProjectID    string    `json:"projectId"`
+	ConnectorID  string    `json:"connectorId"`
+	AuthMethodID string    `json:"authMethodId"`
+	Type         string    `json:"type"`
+	ClientID     string    `json:"clientId,omitempty"`
+	HasSecret    bool      `json:"hasClientSecret"`
+	Scopes       []string  `json:"scopes"`
+	Implicit     bool      `json:"implicit"`
+	CreatedAt    time.Time `json:"createdAt"`
+}
+
+func viewAuthConfig(a store.AuthConfig) authConfigView {
+	return authConfigView{ID: a.ID, Key: a.Key, ProjectID: a.ProjectID, ConnectorID: a.ConnectorID, AuthMethodID: a.AuthMethodID,
+		Type: a.AuthType, ClientID: a.ClientID, HasSecret: len(a.ClientSecret) > 0, Scopes: a.Scopes, Implicit: a.Implicit, CreatedAt: a.CreatedAt}
+}
+
+// adminAuthConfigCreate stores an OAuth (or other) client for a connector:
+// `admin authconfig create --project ID --connector github --type oauth2
+// --client-id … --client-secret … [--scopes …] [--key …]`. A client secret
+// of "-" is read from standard input, so it stays out of shell history.
+func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdin io.Reader) error {
+	a := p.adminFlags("authconfig create")
+	projectID := a.fs.String("project", "", "project id (required)")
+	connectorID := a.fs.String("connector", "", "connector id (required)")
+	typ := a.fs.String("type", "oauth2", "auth method type: oauth2, oauth2_client_credentials, api_key, ...")
+	methodID := a.fs.String("method", "", "auth method id, when the connector has several of the type")
+	clientID := a.fs.String("client-id", "", "OAuth client id")
+	clientSecret := a.fs.String("client-secret", "", `OAuth client secret, or "-" to read it from standard input`)
+	scopes := a.fs.String("scopes", "", "scopes to request, space- or comma-separated (default: the connector's)")
+	key := a.fs.String("key", "", "key that names the config in this project (default <connector>_<method>)")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if *projectID == "" || *connectorID == "" || len(pos) > 0 {
+		return usagef("usage: switchboard admin authconfig create --project ID --connector ID --type oauth2 --client-id … --client-secret …|- [--scopes …] [--key …]")
+	}
+	cat, err := catalog.Load(builtin.FS)
+	if err != nil {
+		return err
+	}
+	con, ok := cat.Connector(*connectorID)
+	if !ok {
+		return fmt.Errorf("no connector %q; 'switchboard catalog export' lists them", *connectorID)
+	}
+	var method *catalog.AuthMethod
+	for i := range con.AuthMethods {
+		m := &con.AuthMethods[i]
+		if m.Type == *typ && (*methodID == "" || m.ID == *methodID) {
+			method = m
+			break
+		}
+	}
+	if method == nil {
+		return fmt.Errorf("%s has no auth method of type %s", con.ID, *typ)
+	}
+	needsClient := method.Type == catalog.AuthOAuth2
+	if *clientSecret == "-" {
+		line, err := bufio.NewReader(stdin).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read the client secret: %w", err)
+		}
+		*clientSecret = strings.TrimSpace(line)
+	}
+	if needsClient && (*clientID == "" || *clientSecret == "") {
+		return usagef("an oauth2 auth config needs --client-id and --client-secret")
+	}
+	scopeList := strings.Fields(strings.ReplaceAll(*scopes, ",", " "))
+	if len(scopeList) == 0 && method.OAuth2 != nil {
+		scopeList = method.OAuth2.Scopes
+	}
+	if *key == "" {
+		*key = con.ID + "_" + method.ID
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := requireProject(ctx, st, *projectID); err != nil {
+		return err
+	}
+	ring, err := loadKeyring(a.cfg, discardLogger())
+	if err != nil {
+		return err
+	}
+	svc := account.NewService(st, ring, cat)
+	ac := store.AuthConfig{ID: store.NewID(), ProjectID: *projectID, ConnectorID: con.ID, Key: *key, AuthMethodID: method.ID,
+		AuthType: method.Type, ClientID: *clientID, Scopes: scopeList}
+	if *clientSecret != "" {
+		if ac.ClientSecret, err = svc.SealClientSecret(ac.ID, *clientSecret); err != nil {
+			return err
+		}
+	}
+	ac, err = st.CreateAuthConfig(ctx, ac)
+	if errors.Is(err, store.ErrConflict) {
+		return fmt.Errorf("the project already has an auth config keyed %q; choose another with --key", *key)
+	}
+	if err != nil {
+		return err
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, viewAuthConfig(ac))
+	}
+	fmt.Fprintf(p.Stdout, "created auth config %s (%s) for %s\n", ac.Key, ac.ID, con.ID)
+	return nil
+}
+
+func (p *Program) adminAuthConfigList(ctx context.Context, args []string) error {
+	a := p.adminFlags("authconfig list")
+	projectID := a.fs.String("project", "", "project id (required)")
+	connectorID := a.fs.String("connector", "", "only this connector's configs")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if *projectID == "" || len(pos) > 0 {
+		return usagef("usage: switchboard admin authconfig list --project ID [--connector ID] [--json]")
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := requireProject(ctx, st, *projectID); err != nil {
+		return err
+	}
+	configs, err := st.ListAuthConfigs(ctx, *projectID, *connectorID)
+	if err != nil {
+		return err
+	}
+	views := make([]authConfigView, len(configs))
+	for i, c := range configs {
+		views[i] = viewAuthConfig(c)
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, views)
+	}
+	tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKEY\tCONNECTOR\tTYPE\tCLIENT ID\tIMPLICIT")
+	for _, v := range views {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\n", v.ID, v.Key, v.ConnectorID, v.Type, v.ClientID, v.Implicit)
+	}
+	return tw.Flush()
+}
+
+func (p *Program) adminAuthConfigDelete(ctx context.Context, args []string) error {
+	a := p.adminFlags("authconfig delete")
+	projectID := a.fs.String("project", "", "project id (required)")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if *projectID == "" || len(pos) != 1 {
+		return usagef("usage: switchboard admin authconfig delete --project ID AUTH_CONFIG_ID")
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	switch err := st.DeleteAuthConfig(ctx, *projectID, pos[0]); {
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("no auth config %s in project %s", pos[0], *projectID)
+	case errors.Is(err, store.ErrConflict):
+		return fmt.Errorf("auth config %s is used by connections; delete them first", pos[0])
+	case err != nil:
+		return err
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, map[string]any{"id": pos[0], "deleted": true})
+	}
+	fmt.Fprintf(p.Stdout, "deleted auth config %s\n", pos[0])
+	return nil
+}
+
+// adminGlobal allows or revokes what a global account may run:
+// `admin global allow CONNECTION_ID --tools 'github_create_issue,slack_*' [--proxy]`
+// and `admin global revoke CONNECTION_ID`.
+func (p *Program) adminGlobal(ctx context.Context, args []string, allow bool) error {
+	verb := "revoke"
+	if allow {
+		verb = "allow"
+	}
+	a := p.adminFlags("global " + verb)
+	tools := a.fs.String("tools", "", "comma-separated tool ids or prefix* patterns the account may run")
+	proxy := a.fs.Bool("proxy", false, "also allow the raw proxy")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || (allow && *tools == "" && !*proxy) {
+		return usagef("usage: switchboard admin global allow CONNECTION_ID --tools 'a,b_*' [--proxy], or admin global revoke CONNECTION_ID")
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	c, err := st.ConnectionByID(ctx, pos[0])
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("no connection %s", pos[0])
+	}
+	if err != nil {
+		return err
+	}
+	if !c.Global {
+		return fmt.Errorf("connection %s belongs to user %q; only global accounts take permissions", c.ID, c.UserID)
+	}
+	if !allow {
+		if err := st.DeleteGlobalPermission(ctx, c.ID); err != nil {
+			return err
+		}
+		if *a.asJSON {
+			return printJSON(p.Stdout, map[string]any{"connectionId": c.ID, "tools": []string{}, "proxy": false})
+		}
+		fmt.Fprintf(p.Stdout, "global account %s may run nothing now\n", c.ID)
+		return nil
+	}
+	var list []string
+	for _, t := range strings.Split(*tools, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			list = append(list, t)
+		}
+	}
+	if len(list) > 0 {
+		cat, err := catalog.Load(builtin.FS)
+		if err != nil {
+			return err
+		}
+		if _, err := expandToolPatterns(cat, list); err != nil {
+			return err
+		}
+	}
+	if err := st.SetGlobalPermission(ctx, c.ID, store.GlobalPermission{Tools: list, Proxy: *proxy}); err != nil {
+		return err
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, map[string]any{"connectionId": c.ID, "tools": list, "proxy": *proxy})
+	}
+	fmt.Fprintf(p.Stdout, "global account %s may run %s (proxy: %v)\n", c.ID, strings.Join(list, ", "), *proxy)
+	return nil
+}
