@@ -191,6 +191,10 @@ func (e *Executor) doRefresh(ctx context.Context, conn store.Connection, cred ac
 	if err != nil {
 		return cred, err
 	}
+	if ac.ClientID == "" {
+		return cred, apierr.New(apierr.ConnectorUnavailable,
+			"connection %s needs its OAuth token refreshed, but auth config %s has no OAuth client; an admin can add one with 'switchboard admin authconfig create'", conn.ID, ac.Key)
+	}
 	clientSecret, err := e.accounts.ClientSecret(ac)
 	if err != nil {
 		return cred, err

@@ -385,3 +385,15 @@ func TestUsage_LastUsedCoalescedIntoOneWrite(t *testing.T) {
 		t.Fatalf("lastUsedAt after flush: %v", got.LastUsedAt)
 	}
 }
+
+func TestExecute_RefreshWithoutOAuthClient_ConnectorUnavailable(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	// No explicit OAuth auth config: the account lands on the implicit one, which has no client.
+	e.connect("u1", map[string]any{"type": "oauth2", "accessToken": "old", "refreshToken": "r",
+		"expiresAt": e.clock.Now().Add(-time.Minute)})
+	wantCode(t, mustErr(e.run("acme_get_item", `{"id":"1"}`)), apierr.ConnectorUnavailable, 409)
+	if e.fake.refreshes.Load() != 0 {
+		t.Fatal("a refresh was attempted without a client")
+	}
+}
