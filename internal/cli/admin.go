@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"net/url"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -23,6 +26,8 @@ func (p *Program) admin(ctx context.Context, args []string) error {
 		return p.adminProjectCreate(ctx, args[2:])
 	case "project list":
 		return p.adminProjectList(ctx, args[2:])
+	case "project set":
+		return p.adminProjectSet(ctx, args[2:])
 	case "key create":
 		return p.adminKeyCreate(ctx, args[2:])
 	case "key list":
@@ -261,5 +266,55 @@ func (p *Program) adminKeyRevoke(ctx context.Context, args []string) error {
 		return printJSON(p.Stdout, map[string]any{"id": k.ID, "projectId": k.ProjectID, "revokedAt": k.RevokedAt})
 	}
 	fmt.Fprintf(p.Stdout, "revoked API key %s; it stops working with its next request\n", k.ID)
+	return nil
+}
+
+// adminProjectSet changes a project's settings: `admin project set ID
+// --redirect-urls https://app.example/done,https://…` (an empty value
+// clears the list).
+func (p *Program) adminProjectSet(ctx context.Context, args []string) error {
+	a := p.adminFlags("project set")
+	redirects := a.fs.String("redirect-urls", "", "comma-separated URLs connect links may send users back to (replaces the list)")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: switchboard admin project set PROJECT_ID --redirect-urls URL[,URL…] [--json]")
+	}
+	set := false
+	a.fs.Visit(func(f *flag.Flag) { set = set || f.Name == "redirect-urls" })
+	if !set {
+		return usagef("nothing to set: give --redirect-urls")
+	}
+	var urls []string
+	for _, u := range strings.Split(*redirects, ",") {
+		if u = strings.TrimSpace(u); u == "" {
+			continue
+		}
+		parsed, err := url.Parse(u)
+		if err != nil || (parsed.Scheme != "https" && parsed.Scheme != "http") || parsed.Host == "" {
+			return usagef("%q is not an absolute http(s) URL", u)
+		}
+		urls = append(urls, u)
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := requireProject(ctx, st, pos[0]); err != nil {
+		return err
+	}
+	if err := st.SetRedirectURLs(ctx, pos[0], urls); err != nil {
+		return err
+	}
+	if urls == nil {
+		urls = []string{}
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, map[string]any{"id": pos[0], "redirectUrls": urls})
+	}
+	fmt.Fprintf(p.Stdout, "project %s now allows %d redirect URLs\n", pos[0], len(urls))
 	return nil
 }

@@ -48,6 +48,7 @@ Usage:
   switchboard migrate [--status] [--json]   apply pending migrations, or list them
   switchboard admin project create NAME     create a project
   switchboard admin project list            list projects
+  switchboard admin project set ID --redirect-urls URL[,URL…]
   switchboard admin key create --project ID [--name N] [--expires 720h]
   switchboard admin key list --project ID
   switchboard admin key revoke KEY_ID

@@ -15,10 +15,13 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/config"
+	"github.com/switchboard-gw/switchboard/internal/connect"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/httpapi"
 	"github.com/switchboard-gw/switchboard/internal/logging"
+	"github.com/switchboard-gw/switchboard/internal/mcpserver"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
@@ -72,8 +75,12 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 		<-runDone
 	}()
 
+	links := connect.NewService(st, cat, cfg.WebURL, nil)
+	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: executor, Links: links, BaseURL: cfg.BaseURL})
+
 	api := httpapi.New(httpapi.Options{
 		Store: st, Logger: log, Catalog: cat, Logos: builtin.FS, Accounts: accounts, Executor: executor,
+		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links,
 		BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
 	})
 	listeners := []struct {

@@ -15,6 +15,12 @@ func (s *Server) routesV1(mux *http.ServeMux) {
 	s.route(mux, "PATCH /v1/connections/{id}", s.handleConnectionPatch)
 	s.route(mux, "DELETE /v1/connections/{id}", s.handleConnectionDelete)
 	s.route(mux, "POST /v1/connections/{id}/default", s.handleConnectionDefault)
+	s.route(mux, "POST /v1/sessions", s.handleSessionCreate)
+	s.route(mux, "GET /v1/sessions/{id}", s.handleSessionGet)
+	s.route(mux, "GET /v1/sessions/{id}/tools", s.handleSessionTools)
+	s.route(mux, "POST /v1/sessions/{id}/tools/{name}", s.handleSessionCall)
+	s.route(mux, "POST /v1/sessions/{id}/mcp", s.handleSessionMCP)
+	s.route(mux, "POST /v1/connect-links", s.handleConnectLinkCreate)
 }
 
 // routesPublic registers the routes that need no API key (SPEC.md 4.9).

@@ -12,7 +12,10 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/connect"
 	"github.com/switchboard-gw/switchboard/internal/execute"
+	"github.com/switchboard-gw/switchboard/internal/mcpserver"
+	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
@@ -24,6 +27,10 @@ type Options struct {
 	// Accounts and Executor are the connection and execution services.
 	Accounts *account.Service
 	Executor *execute.Executor
+	// Sessions, MCP and Links serve sessions, their MCP servers and connect links.
+	Sessions *session.Service
+	MCP      *mcpserver.Server
+	Links    *connect.Service
 	// Logos holds logos/<connector id>.svg.
 	Logos fs.FS
 	// BaseURL, WebURL and AssetsURL are the public addresses of {base_url},
@@ -44,6 +51,9 @@ type Server struct {
 	catalog   *catalog.Catalog
 	accounts  *account.Service
 	executor  *execute.Executor
+	sessions  *session.Service
+	mcp       *mcpserver.Server
+	links     *connect.Service
 	logos     fs.FS
 	baseURL   string
 	webURL    string
@@ -55,7 +65,8 @@ type Server struct {
 // New returns a Server.
 func New(o Options) *Server {
 	s := &Server{
-		store: o.Store, log: o.Logger, catalog: o.Catalog, accounts: o.Accounts, executor: o.Executor, logos: o.Logos,
+		store: o.Store, log: o.Logger, catalog: o.Catalog, accounts: o.Accounts, executor: o.Executor,
+		sessions: o.Sessions, mcp: o.MCP, links: o.Links, logos: o.Logos,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
 		maxBody: o.MaxBodyBytes, now: o.Now,
 	}

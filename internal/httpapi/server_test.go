@@ -21,10 +21,13 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/connect"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/logging"
+	"github.com/switchboard-gw/switchboard/internal/mcpserver"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
+	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/store/storetest"
 )
@@ -95,9 +98,13 @@ func setupOn(t *testing.T, open storetest.Opener) *fixture {
 	accounts := account.NewService(st, ring, cat)
 	guard := netguard.New(netguard.Options{AllowLoopback: true, TLSConfig: &tls.Config{RootCAs: pool}})
 	exec := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Client: guard.Client(), Logger: log, Now: clock.Now})
+	links := connect.NewService(st, cat, "http://web.sb.test", clock.Now)
+	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: exec, Links: links,
+		BaseURL: "http://sb.test", Now: clock.Now})
 	srv := New(Options{
 		Store: st, Logger: log, Catalog: cat, Logos: testCatalogFS, Accounts: accounts, Executor: exec,
-		BaseURL: "http://sb.test", Now: clock.Now,
+		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links,
+		BaseURL: "http://sb.test", WebURL: "http://web.sb.test", Now: clock.Now,
 	})
 	ctx := context.Background()
 	p, err := st.CreateProject(ctx, "test")

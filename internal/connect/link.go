@@ -1,0 +1,136 @@
+// Package connect owns connect links: single-use links to the hosted
+// Connect page where an end user connects their own accounts. A link's
+// token is 32 random bytes, given out once in its URL and stored only as
+// its SHA-256.
+package connect
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// Limits of SPEC.md section 8.
+const (
+	DefaultExpiry = 30
+	MinExpiry     = 5
+	MaxExpiry     = 1440
+	MaxUserIDLen  = 256
+)
+
+// Service creates connect links.
+type Service struct {
+	store   *store.Store
+	catalog *catalog.Catalog
+	webURL  string
+	now     func() time.Time
+}
+
+// NewService returns a Service; links point at webURL + /connect/<token>.
+func NewService(st *store.Store, cat *catalog.Catalog, webURL string, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: st, catalog: cat, webURL: webURL, now: now}
+}
+
+// Request is the body of POST /v1/connect-links.
+type Request struct {
+	UserID           string
+	Connectors       []string
+	AuthConfigs      []string
+	RedirectURL      string
+	ExpiresInMinutes *int
+}
+
+// Link is a created connect link. URL holds the token and is shown once.
+type Link struct {
+	ID          string    `json:"id"`
+	URL         string    `json:"url"`
+	UserID      string    `json:"userId"`
+	AuthConfigs []string  `json:"authConfigs"`
+	ExpiresAt   time.Time `json:"expiresAt"`
+}
+
+// HashToken is the stored form of a link token.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// Create checks a request and stores a new single-use link.
+func (s *Service) Create(ctx context.Context, projectID string, r Request) (Link, error) {
+	var issues apierr.Issues
+	if n := utf8.RuneCountInString(r.UserID); n == 0 {
+		issues.Add(apierr.IssueRequired, []any{"userId"}, "is required")
+	} else if n > MaxUserIDLen {
+		issues.Add(apierr.IssueTooBig, []any{"userId"}, "must be at most %d characters", MaxUserIDLen)
+	}
+	for i, c := range r.Connectors {
+		if _, ok := s.catalog.Connector(c); !ok {
+			issues.Add(apierr.IssueInvalidValue, []any{"connectors", i}, "%q is not a connector", c)
+		}
+	}
+	if r.Connectors != nil && len(r.Connectors) == 0 {
+		issues.Add(apierr.IssueTooSmall, []any{"connectors"}, "must name at least one connector, or be left out for all")
+	}
+	if len(r.AuthConfigs) > 0 {
+		for i, key := range r.AuthConfigs {
+			if _, err := s.store.AuthConfigByKey(ctx, projectID, key); err != nil {
+				issues.Add(apierr.IssueInvalidValue, []any{"authConfigs", i}, "%q is not an auth config key of this project", key)
+			}
+		}
+	}
+	minutes := DefaultExpiry
+	if r.ExpiresInMinutes != nil {
+		minutes = *r.ExpiresInMinutes
+		if minutes < MinExpiry || minutes > MaxExpiry {
+			issues.Add(apierr.IssueInvalidValue, []any{"expiresInMinutes"}, "must be from %d to %d", MinExpiry, MaxExpiry)
+		}
+	}
+	if r.RedirectURL != "" {
+		allowed, err := s.store.RedirectURLs(ctx, projectID)
+		if err != nil {
+			return Link{}, err
+		}
+		u, perr := url.Parse(r.RedirectURL)
+		switch {
+		case perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+			issues.Add(apierr.IssueInvalidValue, []any{"redirectUrl"}, "must be an absolute http(s) URL")
+		case !slices.Contains(allowed, r.RedirectURL):
+			issues.Add(apierr.IssueInvalidValue, []any{"redirectUrl"},
+				"is not on the project's allowed list; an admin can add it with 'switchboard admin project set --redirect-urls'")
+		}
+	}
+	if err := issues.Err(); err != nil {
+		return Link{}, err
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return Link{}, fmt.Errorf("connect: token: %w", err)
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw[:])
+	l, err := s.store.CreateConnectLink(ctx, store.ConnectLink{
+		ProjectID: projectID, UserID: r.UserID, TokenHash: HashToken(token), Connectors: r.Connectors,
+		AuthConfigs: r.AuthConfigs, RedirectURL: r.RedirectURL, ExpiresAt: s.now().Add(time.Duration(minutes) * time.Minute),
+	})
+	if err != nil {
+		return Link{}, err
+	}
+	out := Link{ID: l.ID, URL: s.webURL + "/connect/" + token, UserID: l.UserID, ExpiresAt: l.ExpiresAt}
+	if len(l.AuthConfigs) > 0 {
+		out.AuthConfigs = l.AuthConfigs
+	}
+	return out, nil
+}

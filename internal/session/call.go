@@ -1,0 +1,342 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/connect"
+	"github.com/switchboard-gw/switchboard/internal/execute"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// Refusal is an answer a model can act on (SPEC.md 4.4), with a lowercase code.
+type Refusal struct {
+	Code       string           `json:"code"`
+	Message    string           `json:"message"`
+	Connector  string           `json:"connector,omitempty"`
+	ConnectURL string           `json:"connectUrl,omitempty"`
+	Issues     []apierr.Issue   `json:"issues,omitempty"`
+	Choices    []apierr.Choice  `json:"choices,omitempty"`
+	Upstream   *apierr.Upstream `json:"upstream,omitempty"`
+}
+
+// Outcome is the answer of a session tool call: {ok: true, result} or
+// {ok: false, error}.
+type Outcome struct {
+	OK     bool
+	Result any
+	Error  *Refusal
+}
+
+// MarshalJSON writes {ok, result} or {ok, error}.
+func (o Outcome) MarshalJSON() ([]byte, error) {
+	if o.OK {
+		return json.Marshal(struct {
+			OK     bool `json:"ok"`
+			Result any  `json:"result"`
+		}{true, o.Result})
+	}
+	return json.Marshal(struct {
+		OK    bool     `json:"ok"`
+		Error *Refusal `json:"error"`
+	}{false, o.Error})
+}
+
+func refuse(code, format string, args ...any) Outcome {
+	return Outcome{Error: &Refusal{Code: code, Message: fmt.Sprintf(format, args...)}}
+}
+
+// Call runs one session tool. An unknown tool name is 404 TOOL_NOT_FOUND;
+// everything a model can act on comes back as a refusal.
+func (s *Service) Call(ctx context.Context, ss *Session, sc *Scope, name string, args json.RawMessage) (Outcome, error) {
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	meta := metaTools(ss.Spec.Policy)
+	if i := slices.IndexFunc(meta, func(m metaTool) bool { return m.name == name }); i >= 0 {
+		return s.callMeta(ctx, ss, sc, name, args)
+	}
+	if slices.Contains(ss.Spec.Pinned, name) && sc.Has(name) {
+		return s.runAction(ctx, ss, sc, name, args, "")
+	}
+	return Outcome{}, apierr.New(apierr.ToolNotFound, "session %s has no tool %q; GET /v1/sessions/%s/tools lists them", ss.ID, name, ss.ID)
+}
+
+func (s *Service) callMeta(ctx context.Context, ss *Session, sc *Scope, name string, args json.RawMessage) (Outcome, error) {
+	var a struct {
+		Queries   []string        `json:"queries"`
+		Action    string          `json:"action"`
+		Input     json.RawMessage `json:"input"`
+		Account   *string         `json:"account"`
+		Connector *string         `json:"connector"`
+		Endpoint  string          `json:"endpoint"`
+		Method    *string         `json:"method"`
+		Query     map[string]any  `json:"query"`
+		Body      json.RawMessage `json:"body"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil {
+		return invalidArgs(apierr.Issue{Code: apierr.IssueInvalidType, Path: []any{}, Message: "arguments must be an object matching the tool's input schema"}), nil
+	}
+	account := ""
+	if a.Account != nil {
+		account = *a.Account
+	}
+	connector := ""
+	if a.Connector != nil {
+		connector = *a.Connector
+	}
+	switch name {
+	case MetaSearch:
+		if len(a.Queries) == 0 || len(a.Queries) > 10 {
+			return invalidArgs(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"queries"}, Message: "give 1 to 10 queries"}), nil
+		}
+		return s.search(ctx, ss, sc, a.Queries)
+	case MetaExecute:
+		if a.Action == "" {
+			return invalidArgs(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"action"}, Message: "name the action to run"}), nil
+		}
+		return s.runAction(ctx, ss, sc, a.Action, a.Input, account)
+	case MetaConnect:
+		if !sc.HasConnector(connector) {
+			return refuse("not_in_scope", "%q is not an application of this session", connector), nil
+		}
+		return s.connectLink(ctx, ss, connector, "connect")
+	case MetaList:
+		accts, err := s.accountsOf(ctx, ss)
+		if err != nil {
+			return Outcome{}, err
+		}
+		list := []AccountView{}
+		for _, c := range sc.Connectors {
+			if connector == "" || connector == c.ID {
+				list = append(list, accts[c.ID]...)
+			}
+		}
+		return Outcome{OK: true, Result: map[string]any{"accounts": list}}, nil
+	case MetaDisconnect:
+		return s.disconnect(ctx, ss, sc, connector, account)
+	case MetaProxy:
+		if !sc.HasConnector(connector) {
+			return refuse("not_in_scope", "%q is not an application of this session", connector), nil
+		}
+		method := "GET"
+		if a.Method != nil {
+			method = *a.Method
+		}
+		if a.Endpoint == "" {
+			return invalidArgs(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"endpoint"}, Message: "give a path relative to the API base URL"}), nil
+		}
+		pref := account
+		if pref == "" {
+			pref = ss.Spec.Accounts[connector]
+		}
+		res, err := s.exec.Proxy(ctx, execute.ProxyCall{ProjectID: ss.ProjectID, ConnectorID: connector, UserID: ss.Spec.UserID,
+			Endpoint: a.Endpoint, Method: method, Query: a.Query, Body: a.Body, AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref})
+		return s.outcome(ctx, ss, connector, res, err)
+	}
+	return Outcome{}, fmt.Errorf("session: meta tool %s has no handler", name)
+}
+
+func invalidArgs(issues ...apierr.Issue) Outcome {
+	msgs := make([]string, len(issues))
+	for i, is := range issues {
+		msgs[i] = is.Message
+	}
+	return Outcome{Error: &Refusal{Code: "invalid_arguments", Message: strings.Join(msgs, "; "), Issues: issues}}
+}
+
+// runAction runs a tool of the scope for the session's user.
+func (s *Service) runAction(ctx context.Context, ss *Session, sc *Scope, id string, input json.RawMessage, account string) (Outcome, error) {
+	tool, ok := s.catalog.Tool(id)
+	if !ok {
+		return refuse("not_in_scope", "there is no action %q; find actions with %s", id, MetaSearch), nil
+	}
+	if !sc.Has(id) {
+		switch excluded(ss.Spec, tool) {
+		case "read_only":
+			return refuse("read_only", "this session is read-only and %s changes data", id), nil
+		case "data_class_not_allowed":
+			return refuse("data_class_not_allowed", "%s handles %s data, above what this session allows (%s)", id, tool.Classification(), ss.Spec.Policy.MaxDataClass), nil
+		}
+		return refuse("not_in_scope", "%s is not an action of this session", id), nil
+	}
+	input, err := normalizeInput(tool, input)
+	if err != nil {
+		return invalidArgs(apierr.Issue{Code: apierr.IssueInvalidType, Path: []any{"input"}, Message: "must be an object"}), nil
+	}
+	connector := tool.Connector().ID
+	pref := account
+	if pref == "" {
+		pref = ss.Spec.Accounts[connector]
+	}
+	res, err := s.exec.Execute(ctx, execute.Call{ProjectID: ss.ProjectID, ToolID: id, Input: input, UserID: ss.Spec.UserID,
+		AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref})
+	return s.outcome(ctx, ss, connector, res, err)
+}
+
+// normalizeInput drops nulls of optional fields and decodes strict-mode
+// JSON strings, against the tool's original schema.
+func normalizeInput(tool *catalog.Tool, raw json.RawMessage) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return json.RawMessage(`{}`), nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	var schema map[string]any
+	_ = json.Unmarshal(tool.InputSchema, &schema)
+	defs, _ := schema["$defs"].(map[string]any)
+	return json.Marshal(normalizeArgs(schema, defs, v))
+}
+
+// outcome maps an execution's error to a refusal a model can act on;
+// errors no model can fix (a broken key ring, the database) stay errors.
+func (s *Service) outcome(ctx context.Context, ss *Session, connector string, res any, err error) (Outcome, error) {
+	if err == nil {
+		return Outcome{OK: true, Result: res}, nil
+	}
+	e, ok := apierr.As(err)
+	if !ok {
+		return Outcome{}, err
+	}
+	r := &Refusal{Message: e.Message, Connector: connector, Upstream: e.Upstream}
+	switch e.Code {
+	case apierr.MissingConnection:
+		o, lerr := s.connectLink(ctx, ss, connector, "connection_required")
+		if lerr != nil {
+			return Outcome{}, lerr
+		}
+		o.Error.Message = "the user has not connected " + connector + "; show them the link to connect it, then try again"
+		return o, nil
+	case apierr.ReauthRequired:
+		o, lerr := s.connectLink(ctx, ss, connector, "reauth_required")
+		if lerr != nil {
+			return Outcome{}, lerr
+		}
+		o.Error.Message = "the user's " + connector + " account must be reconnected; show them the link, then try again"
+		return o, nil
+	case apierr.ValidationError:
+		r.Code, r.Issues = "invalid_arguments", e.Issues
+	case apierr.AmbiguousConnection:
+		r.Code, r.Choices = "ambiguous_account", e.Choices
+		r.Message = "the user has several " + connector + " accounts; run again with account set to one of the choices"
+	case apierr.ActionDisabled:
+		r.Code = "action_disabled"
+	case apierr.UpstreamError:
+		r.Code = "upstream_error"
+	case apierr.ExecutionError:
+		r.Code = "execution_error"
+	case apierr.ConnectionNotFound:
+		r.Code = "invalid_arguments"
+	case apierr.ToolNotFound:
+		r.Code = "not_in_scope"
+	case apierr.ForbiddenEndpoint:
+		r.Code = "forbidden_endpoint"
+	default:
+		return Outcome{}, err
+	}
+	return Outcome{Error: r}, nil
+}
+
+// connectLink answers with a fresh connect link for the user and connector,
+// as a refusal (code) or, for the connect meta tool, as a result.
+func (s *Service) connectLink(ctx context.Context, ss *Session, connector, code string) (Outcome, error) {
+	link, err := s.links.Create(ctx, ss.ProjectID, connect.Request{UserID: ss.Spec.UserID, Connectors: []string{connector}})
+	if err != nil {
+		return Outcome{}, err
+	}
+	if code == "connect" {
+		return Outcome{OK: true, Result: map[string]any{"connector": connector, "url": link.URL, "expiresAt": link.ExpiresAt,
+			"instructions": "Show this link to the user; they connect their account there. It works once."}}, nil
+	}
+	return Outcome{Error: &Refusal{Code: code, Connector: connector, ConnectURL: link.URL}}, nil
+}
+
+func (s *Service) disconnect(ctx context.Context, ss *Session, sc *Scope, connector, ref string) (Outcome, error) {
+	if !sc.HasConnector(connector) {
+		return refuse("not_in_scope", "%q is not an application of this session", connector), nil
+	}
+	conns, err := s.store.ConnectorConnections(ctx, ss.ProjectID, ss.Spec.UserID, connector)
+	if err != nil {
+		return Outcome{}, err
+	}
+	i := slices.IndexFunc(conns, func(c store.Connection) bool {
+		return !c.Global && (c.ID == ref || c.Name == ref || (c.Label != nil && *c.Label == ref))
+	})
+	if i < 0 {
+		return invalidArgs(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"account"},
+			Message: fmt.Sprintf("the user has no %s account %q; %s lists them", connector, ref, MetaList)}), nil
+	}
+	if err := s.accounts.Delete(ctx, ss.ProjectID, conns[i].ID); err != nil {
+		return s.outcome(ctx, ss, connector, nil, err)
+	}
+	return Outcome{OK: true, Result: map[string]any{"disconnected": conns[i].ID, "connector": connector}}, nil
+}
+
+// search runs each query against the catalog's index, within scope.
+func (s *Service) search(ctx context.Context, ss *Session, sc *Scope, queries []string) (Outcome, error) {
+	accts, err := s.accountsOf(ctx, ss)
+	if err != nil {
+		return Outcome{}, err
+	}
+	type action struct {
+		ID          string          `json:"id"`
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Connector   string          `json:"connector"`
+		Effect      string          `json:"effect"`
+		Connection  string          `json:"connection"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	type result struct {
+		Query   string   `json:"query"`
+		Actions []action `json:"actions"`
+	}
+	var out []result
+	for _, q := range queries {
+		r := result{Query: q, Actions: []action{}}
+		hits := s.catalog.SearchTools(q, func(t *catalog.Tool) bool { return sc.Has(t.ID) })
+		for i := 0; i < len(hits) && i < 5; i++ {
+			t := hits[i].Tool
+			r.Actions = append(r.Actions, action{ID: t.ID, Name: t.Name, Description: t.Description, Connector: t.Connector().ID,
+				Effect: t.Effect, Connection: statusOf(accts[t.Connector().ID]), InputSchema: compactSchema(json.RawMessage(t.InputSchema))})
+		}
+		out = append(out, r)
+	}
+	return Outcome{OK: true, Result: map[string]any{"results": out,
+		"next": "Run an action with " + MetaExecute + " {action, input}; if its connection is missing, get a link with " + MetaConnect + "."}}, nil
+}
+
+// compactSchema shortens long descriptions so search results stay small.
+func compactSchema(raw json.RawMessage) json.RawMessage {
+	var s any
+	if json.Unmarshal(raw, &s) != nil {
+		return raw
+	}
+	var trim func(v any)
+	trim = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if d, ok := x["description"].(string); ok && len(d) > 120 {
+				x["description"] = d[:117] + "..."
+			}
+			for _, c := range x {
+				trim(c)
+			}
+		case []any:
+			for _, c := range x {
+				trim(c)
+			}
+		}
+	}
+	trim(s)
+	b, _ := json.Marshal(s)
+	return b
+}

@@ -1,0 +1,298 @@
+package session
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/account"
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/connect"
+	"github.com/switchboard-gw/switchboard/internal/execute"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// Options configure a Service.
+type Options struct {
+	Store    *store.Store
+	Catalog  *catalog.Catalog
+	Accounts *account.Service
+	Executor *execute.Executor
+	Links    *connect.Service
+	// BaseURL is {base_url}, for mcpUrl.
+	BaseURL string
+	Now     func() time.Time
+}
+
+// Service creates, reads and runs sessions.
+type Service struct {
+	store    *store.Store
+	catalog  *catalog.Catalog
+	accounts *account.Service
+	exec     *execute.Executor
+	links    *connect.Service
+	baseURL  string
+	now      func() time.Time
+}
+
+// NewService returns a Service.
+func NewService(o Options) *Service {
+	s := &Service{store: o.Store, catalog: o.Catalog, accounts: o.Accounts, exec: o.Executor, links: o.Links, baseURL: o.BaseURL, now: o.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
+}
+
+// Session is a live session with its spec.
+type Session struct {
+	ID        string
+	ProjectID string
+	Spec      Spec
+	ExpiresAt time.Time
+}
+
+// Scope is the resolved set of tools a session may use.
+type Scope struct {
+	Tools []*catalog.Tool
+	byID  map[string]*catalog.Tool
+	// Connectors are the session's connectors: the ones it names, or every
+	// connector with a tool in scope.
+	Connectors []*catalog.Connector
+	Hash       string
+}
+
+// Has reports whether a tool is in scope.
+func (sc *Scope) Has(id string) bool { _, ok := sc.byID[id]; return ok }
+
+// HasConnector reports whether a connector belongs to the session.
+func (sc *Scope) HasConnector(id string) bool {
+	return slices.ContainsFunc(sc.Connectors, func(c *catalog.Connector) bool { return c.ID == id })
+}
+
+// Create validates a request and stores a new session.
+func (s *Service) Create(ctx context.Context, projectID string, r CreateRequest) (*Session, *Scope, error) {
+	var issues apierr.Issues
+	spec, ttl := r.validate(s.catalog, &issues)
+	if err := issues.Err(); err != nil {
+		return nil, nil, err
+	}
+	sc, err := s.Scope(ctx, projectID, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, p := range spec.Pinned {
+		if !sc.Has(p) {
+			issues.Add(apierr.IssueInvalidValue, []any{"pinned", i}, "%q is not a tool in the session's scope", p)
+		}
+	}
+	if len(spec.Accounts) > 0 {
+		conns, err := s.store.ListConnections(ctx, projectID, spec.UserID)
+		if err != nil {
+			return nil, nil, err
+		}
+		for connector, ref := range spec.Accounts {
+			if !slices.ContainsFunc(conns, func(c store.Connection) bool {
+				return c.ConnectorID == connector && (!c.Global || spec.AllowGlobalAccounts) &&
+					(c.ID == ref || c.Name == ref || (c.Label != nil && *c.Label == ref))
+			}) {
+				issues.Add(apierr.IssueInvalidValue, []any{"accounts", connector}, "user %q has no %s account %q", spec.UserID, connector, ref)
+			}
+		}
+	}
+	if err := issues.Err(); err != nil {
+		return nil, nil, err
+	}
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := s.store.CreateSession(ctx, store.Session{ProjectID: projectID, UserID: spec.UserID, Spec: raw,
+		ExpiresAt: s.now().Add(time.Duration(ttl) * time.Minute)})
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Session{ID: st.ID, ProjectID: projectID, Spec: spec, ExpiresAt: st.ExpiresAt}, sc, nil
+}
+
+// Get returns a live session; unknown or expired is 404 SESSION_NOT_FOUND.
+func (s *Service) Get(ctx context.Context, projectID, id string) (*Session, error) {
+	st, err := s.store.GetSession(ctx, projectID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.New(apierr.SessionNotFound, "no session %s: it is unknown or expired", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var spec Spec
+	if err := json.Unmarshal(st.Spec, &spec); err != nil {
+		return nil, fmt.Errorf("session: decode spec of %s: %w", id, err)
+	}
+	return &Session{ID: st.ID, ProjectID: st.ProjectID, Spec: spec, ExpiresAt: st.ExpiresAt}, nil
+}
+
+// Scope resolves the tools of a spec: its connectors ∩ its actions ∩ the
+// project's enabled tools, filtered by the policy.
+func (s *Service) Scope(ctx context.Context, projectID string, spec Spec) (*Scope, error) {
+	disabled, err := s.store.DisabledTools(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	sc := &Scope{byID: map[string]*catalog.Tool{}}
+	h := sha256.New()
+	pol, _ := json.Marshal(spec.Policy)
+	fmt.Fprintf(h, "%s\n%v\n", pol, spec.AllowGlobalAccounts)
+	seen := map[string]bool{}
+	for _, t := range s.catalog.Tools() {
+		if disabled[t.ID] || excluded(spec, t) != "" {
+			continue
+		}
+		sc.Tools = append(sc.Tools, t)
+		sc.byID[t.ID] = t
+		h.Write([]byte(t.ID + "\n"))
+		seen[t.Connector().ID] = true
+	}
+	if spec.Connectors != nil {
+		for _, id := range spec.Connectors {
+			if c, ok := s.catalog.Connector(id); ok {
+				sc.Connectors = append(sc.Connectors, c)
+			}
+		}
+	} else {
+		for _, c := range s.catalog.Connectors() {
+			if seen[c.ID] {
+				sc.Connectors = append(sc.Connectors, c)
+			}
+		}
+	}
+	sc.Hash = hex.EncodeToString(h.Sum(nil))[:32]
+	return sc, nil
+}
+
+// excluded says why a tool is outside a spec's scope: not_in_scope,
+// read_only or data_class_not_allowed; "" when it is inside.
+func excluded(spec Spec, t *catalog.Tool) string {
+	if spec.Connectors != nil && !slices.Contains(spec.Connectors, t.Connector().ID) {
+		return "not_in_scope"
+	}
+	if spec.Actions != nil && !slices.ContainsFunc(spec.Actions, func(p string) bool { return matchAction(p, t.ID) }) {
+		return "not_in_scope"
+	}
+	if spec.Policy.ReadOnly && t.Effect != catalog.EffectRead {
+		return "read_only"
+	}
+	if catalog.ClassRank(t.Classification()) > catalog.ClassRank(spec.Policy.MaxDataClass) {
+		return "data_class_not_allowed"
+	}
+	return ""
+}
+
+// View is a session as the API shows it (SPEC.md 2.4).
+type View struct {
+	ID                  string          `json:"id"`
+	UserID              string          `json:"userId"`
+	ExpiresAt           time.Time       `json:"expiresAt"`
+	ScopeHash           string          `json:"scopeHash"`
+	ActionCount         int             `json:"actionCount"`
+	Pinned              []string        `json:"pinned"`
+	Policy              Policy          `json:"policy"`
+	AllowGlobalAccounts bool            `json:"allowGlobalAccounts"`
+	Connectors          []ConnectorView `json:"connectors"`
+	MCPURL              string          `json:"mcpUrl"`
+}
+
+// ConnectorView is one connector of a session with the user's connection status.
+type ConnectorView struct {
+	ID         string        `json:"id"`
+	Name       string        `json:"name"`
+	Actions    int           `json:"actions"`
+	Connection StatusView    `json:"connection"`
+	Accounts   []AccountView `json:"accounts,omitempty"`
+}
+
+// StatusView is connected, missing or reauth_required.
+type StatusView struct {
+	Status string `json:"status"`
+}
+
+// AccountView is an account of the session's user, as a model sees it.
+type AccountView struct {
+	ID          string `json:"id"`
+	Connector   string `json:"connector,omitempty"`
+	Name        string `json:"name"`
+	Label       string `json:"label,omitempty"`
+	DisplayName string `json:"displayName"`
+	Status      string `json:"status"`
+	IsDefault   bool   `json:"isDefault"`
+	Global      bool   `json:"global,omitempty"`
+}
+
+// Connection statuses in a session view (SPEC.md 3.3).
+const (
+	Connected      = "connected"
+	Missing        = "missing"
+	ReauthRequired = "reauth_required"
+)
+
+// accountsOf returns the session user's usable-looking accounts per connector.
+func (s *Service) accountsOf(ctx context.Context, ss *Session) (map[string][]AccountView, error) {
+	conns, err := s.store.ListConnections(ctx, ss.ProjectID, ss.Spec.UserID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]AccountView{}
+	for _, c := range conns {
+		if c.Global && !ss.Spec.AllowGlobalAccounts {
+			continue
+		}
+		label := ""
+		if c.Label != nil {
+			label = *c.Label
+		}
+		out[c.ConnectorID] = append(out[c.ConnectorID], AccountView{ID: c.ID, Connector: c.ConnectorID, Name: c.Name, Label: label,
+			DisplayName: account.DisplayName(c), Status: c.Status, IsDefault: c.IsDefault, Global: c.Global})
+	}
+	return out, nil
+}
+
+func statusOf(accts []AccountView) string {
+	status := Missing
+	for _, a := range accts {
+		if a.Status == store.StatusActive {
+			return Connected
+		}
+		status = ReauthRequired
+	}
+	return status
+}
+
+// View returns the session with connection states derived now.
+func (s *Service) View(ctx context.Context, ss *Session, sc *Scope) (View, error) {
+	accts, err := s.accountsOf(ctx, ss)
+	if err != nil {
+		return View{}, err
+	}
+	counts := map[string]int{}
+	for _, t := range sc.Tools {
+		counts[t.Connector().ID]++
+	}
+	v := View{
+		ID: ss.ID, UserID: ss.Spec.UserID, ExpiresAt: ss.ExpiresAt, ScopeHash: sc.Hash, ActionCount: len(sc.Tools),
+		Pinned: ss.Spec.Pinned, Policy: ss.Spec.Policy, AllowGlobalAccounts: ss.Spec.AllowGlobalAccounts,
+		MCPURL: s.baseURL + "/v1/sessions/" + ss.ID + "/mcp", Connectors: []ConnectorView{},
+	}
+	for _, c := range sc.Connectors {
+		cv := ConnectorView{ID: c.ID, Name: c.Name, Actions: counts[c.ID], Connection: StatusView{Status: statusOf(accts[c.ID])}}
+		if len(accts[c.ID]) > 1 {
+			cv.Accounts = accts[c.ID]
+		}
+		v.Connectors = append(v.Connectors, cv)
+	}
+	return v, nil
+}

@@ -1,0 +1,191 @@
+// Package session runs sessions for models: a scoped, policy-limited view
+// of a project's tools for one user, with meta tools (search, execute,
+// connect, ...) a model uses in a loop, served over REST and MCP.
+package session
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+)
+
+// Limits of SPEC.md section 8.
+const (
+	MaxUserIDLen   = 256
+	MaxConnectors  = 200
+	MaxActions     = 500
+	MaxPinned      = 20
+	DefaultTTL     = 1440
+	MinTTL         = 5
+	MaxTTL         = 43200
+	maxPatternSize = 128
+)
+
+// Policy limits what a session's model may do.
+type Policy struct {
+	ReadOnly        bool   `json:"readOnly"`
+	MaxDataClass    string `json:"maxDataClass"`
+	AllowDisconnect bool   `json:"allowDisconnect"`
+	AllowProxy      bool   `json:"allowProxy"`
+}
+
+// Spec is what a session was created with; it is stored as JSON.
+type Spec struct {
+	UserID              string            `json:"userId"`
+	Connectors          []string          `json:"connectors,omitempty"`
+	Actions             []string          `json:"actions,omitempty"`
+	Pinned              []string          `json:"pinned"`
+	Accounts            map[string]string `json:"accounts"`
+	AllowGlobalAccounts bool              `json:"allowGlobalAccounts"`
+	Policy              Policy            `json:"policy"`
+}
+
+// CreateRequest is the decoded body of POST /v1/sessions. Nil slices were
+// left out; pointer fields distinguish "absent" from zero.
+type CreateRequest struct {
+	UserID              string
+	Connectors          []string
+	Actions             []string
+	Pinned              []string
+	Accounts            map[string]string
+	AllowGlobalAccounts bool
+	Policy              json.RawMessage
+	TTLMinutes          *int
+}
+
+// validate checks every body rule and returns the spec and ttl.
+func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Spec, int) {
+	s := Spec{UserID: r.UserID, Accounts: r.Accounts, AllowGlobalAccounts: r.AllowGlobalAccounts, Pinned: r.Pinned}
+	if n := utf8.RuneCountInString(r.UserID); n == 0 {
+		issues.Add(apierr.IssueRequired, []any{"userId"}, "is required")
+	} else if n > MaxUserIDLen {
+		issues.Add(apierr.IssueTooBig, []any{"userId"}, "must be at most %d characters", MaxUserIDLen)
+	}
+	if r.Connectors != nil {
+		if len(r.Connectors) == 0 || len(r.Connectors) > MaxConnectors {
+			issues.Add(apierr.IssueInvalidValue, []any{"connectors"}, "must have 1 to %d entries, or be left out for all", MaxConnectors)
+		}
+		for i, c := range r.Connectors {
+			if _, ok := cat.Connector(c); !ok {
+				issues.Add(apierr.IssueInvalidValue, []any{"connectors", i}, "%q is not a connector", c)
+			}
+		}
+		s.Connectors = r.Connectors
+	}
+	if r.Actions != nil {
+		if len(r.Actions) == 0 || len(r.Actions) > MaxActions {
+			issues.Add(apierr.IssueInvalidValue, []any{"actions"}, "must have 1 to %d entries, or be left out for all", MaxActions)
+		}
+		for i, a := range r.Actions {
+			if !validPattern(a) {
+				issues.Add(apierr.IssueInvalidValue, []any{"actions", i}, "%q must be a tool id or a prefix ending in *", a)
+				continue
+			}
+			if !strings.HasSuffix(a, "*") {
+				if _, ok := cat.Tool(a); !ok {
+					issues.Add(apierr.IssueInvalidValue, []any{"actions", i}, "%q is not a tool", a)
+				}
+			}
+		}
+		s.Actions = r.Actions
+	}
+	if len(r.Pinned) > MaxPinned {
+		issues.Add(apierr.IssueTooBig, []any{"pinned"}, "must have at most %d entries", MaxPinned)
+	}
+	if s.Pinned == nil {
+		s.Pinned = []string{}
+	}
+	if s.Accounts == nil {
+		s.Accounts = map[string]string{}
+	}
+	for c, ref := range s.Accounts {
+		if _, ok := cat.Connector(c); !ok {
+			issues.Add(apierr.IssueInvalidValue, []any{"accounts", c}, "%q is not a connector", c)
+		} else if ref == "" {
+			issues.Add(apierr.IssueInvalidValue, []any{"accounts", c}, "must name an account by id, name or label")
+		}
+	}
+	s.Policy = Policy{MaxDataClass: catalog.ClassPHI}
+	if len(r.Policy) > 0 && string(r.Policy) != "null" {
+		var p struct {
+			ReadOnly        *bool   `json:"readOnly"`
+			MaxDataClass    *string `json:"maxDataClass"`
+			AllowDisconnect *bool   `json:"allowDisconnect"`
+			AllowProxy      *bool   `json:"allowProxy"`
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(r.Policy, &obj) != nil {
+			issues.Add(apierr.IssueInvalidType, []any{"policy"}, "must be an object")
+		} else {
+			for k, v := range obj {
+				var err error
+				switch k {
+				case "readOnly":
+					err = json.Unmarshal(v, &p.ReadOnly)
+				case "allowDisconnect":
+					err = json.Unmarshal(v, &p.AllowDisconnect)
+				case "allowProxy":
+					err = json.Unmarshal(v, &p.AllowProxy)
+				case "maxDataClass":
+					err = json.Unmarshal(v, &p.MaxDataClass)
+					if err == nil && p.MaxDataClass != nil && catalog.ClassRank(*p.MaxDataClass) < 0 {
+						issues.Add(apierr.IssueInvalidValue, []any{"policy", k}, "must be standard, pii or phi")
+					}
+				default:
+					issues.Add(apierr.IssueUnknownField, []any{"policy", k}, "is not a policy field (readOnly, maxDataClass, allowDisconnect, allowProxy)")
+					continue
+				}
+				if err != nil {
+					issues.Add(apierr.IssueInvalidType, []any{"policy", k}, "has the wrong type")
+				}
+			}
+			if p.ReadOnly != nil {
+				s.Policy.ReadOnly = *p.ReadOnly
+			}
+			if p.MaxDataClass != nil && catalog.ClassRank(*p.MaxDataClass) >= 0 {
+				s.Policy.MaxDataClass = *p.MaxDataClass
+			}
+			if p.AllowDisconnect != nil {
+				s.Policy.AllowDisconnect = *p.AllowDisconnect
+			}
+			if p.AllowProxy != nil {
+				s.Policy.AllowProxy = *p.AllowProxy
+			}
+		}
+	}
+	ttl := DefaultTTL
+	if r.TTLMinutes != nil {
+		ttl = *r.TTLMinutes
+		if ttl < MinTTL || ttl > MaxTTL {
+			issues.Add(apierr.IssueInvalidValue, []any{"ttlMinutes"}, "must be from %d to %d", MinTTL, MaxTTL)
+		}
+	}
+	return s, ttl
+}
+
+func validPattern(p string) bool {
+	if p == "" || len(p) > maxPatternSize {
+		return false
+	}
+	body := strings.TrimSuffix(p, "*")
+	if strings.Contains(body, "*") {
+		return false
+	}
+	for _, r := range body {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// matchAction reports whether a tool id matches an actions entry.
+func matchAction(pattern, id string) bool {
+	if strings.HasSuffix(pattern, "*") {
+		return strings.HasPrefix(id, strings.TrimSuffix(pattern, "*"))
+	}
+	return pattern == id
+}

@@ -1,0 +1,179 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"testing"
+
+	builtin "github.com/switchboard-gw/switchboard/catalog"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+)
+
+// checkStrict reports every way a schema breaks OpenAI's strict-mode rules:
+// the root is an object; every object has additionalProperties false and
+// lists every property in required; only supported keywords and formats;
+// every $ref points into $defs; every type is a known JSON type.
+func checkStrict(doc map[string]any) []string {
+	var problems []string
+	if doc["type"] != "object" {
+		problems = append(problems, "root is not an object")
+	}
+	defs, _ := doc["$defs"].(map[string]any)
+	var walk func(v any, at string)
+	walk = func(v any, at string) {
+		s, ok := v.(map[string]any)
+		if !ok {
+			problems = append(problems, at+": schema is not an object")
+			return
+		}
+		for k := range s {
+			if !strictKeywords[k] {
+				problems = append(problems, fmt.Sprintf("%s: keyword %q is not supported", at, k))
+			}
+		}
+		if f, ok := s["format"].(string); ok && !strictFormats[f] {
+			problems = append(problems, fmt.Sprintf("%s: format %q is not supported", at, f))
+		}
+		if ref, ok := s["$ref"].(string); ok {
+			name := ref[len("#/$defs/"):]
+			if len(ref) <= len("#/$defs/") || ref[:len("#/$defs/")] != "#/$defs/" || defs[name] == nil {
+				problems = append(problems, at+": $ref "+ref+" does not point into $defs")
+			}
+		}
+		types := []any{s["type"]}
+		if list, ok := s["type"].([]any); ok {
+			types = list
+		}
+		for _, t := range types {
+			if t != nil && !slices.Contains([]any{"object", "array", "string", "integer", "number", "boolean", "null"}, t) {
+				problems = append(problems, fmt.Sprintf("%s: type %v", at, t))
+			}
+		}
+		if slices.Contains(types, any("object")) {
+			if s["additionalProperties"] != false {
+				problems = append(problems, at+": object without additionalProperties: false")
+			}
+			props, _ := s["properties"].(map[string]any)
+			var names []string
+			for n, p := range props {
+				names = append(names, n)
+				walk(p, at+"."+n)
+			}
+			var req []string
+			for _, r := range s["required"].([]any) {
+				req = append(req, r.(string))
+			}
+			sort.Strings(names)
+			sort.Strings(req)
+			if !reflect.DeepEqual(names, req) {
+				problems = append(problems, fmt.Sprintf("%s: required %v is not every property %v", at, req, names))
+			}
+		}
+		if items, ok := s["items"]; ok {
+			walk(items, at+"[]")
+		} else if slices.Contains(types, any("array")) {
+			problems = append(problems, at+": array without items")
+		}
+		if alts, ok := s["anyOf"].([]any); ok {
+			for i, a := range alts {
+				walk(a, fmt.Sprintf("%s.anyOf[%d]", at, i))
+			}
+		}
+	}
+	walk(doc, "$")
+	for name, d := range defs {
+		walk(d, "$defs."+name)
+	}
+	return problems
+}
+
+func strictDoc(t *testing.T, raw json.RawMessage) map[string]any {
+	t.Helper()
+	out, err := StrictSchema(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// TestStrict_EveryCatalogToolAndMetaToolPasses converts every built-in
+// tool's input schema and every meta tool's, and checks the result.
+func TestStrict_EveryCatalogToolAndMetaToolPasses(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.Load(builtin.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, tool := range cat.Tools() {
+		for _, p := range checkStrict(strictDoc(t, json.RawMessage(tool.InputSchema))) {
+			t.Errorf("%s: %s", tool.ID, p)
+		}
+		checked++
+	}
+	for _, m := range metaTools(Policy{AllowDisconnect: true, AllowProxy: true}) {
+		for _, p := range checkStrict(strictDoc(t, m.schema)) {
+			t.Errorf("%s: %s", m.name, p)
+		}
+		checked++
+	}
+	t.Logf("%d schemas pass the strict-mode rules", checked)
+}
+
+func TestStrict_Conversion(t *testing.T) {
+	t.Parallel()
+	doc := strictDoc(t, json.RawMessage(`{"type":"object","properties":{
+		"a":{"type":"string","minLength":2,"format":"uri","description":"A link."},
+		"b":{"type":"integer","enum":[1,2]},
+		"meta":{"type":"object","description":"Anything."},
+		"c":{"oneOf":[{"type":"string"},{"type":"integer"}]},
+		"d":{"$ref":"#/$defs/thing"}},
+		"required":["a"],"additionalProperties":false,
+		"$defs":{"thing":{"type":"object","properties":{"x":{"type":"string"}}}}}`))
+	if p := checkStrict(doc); len(p) > 0 {
+		t.Fatalf("not strict: %v", p)
+	}
+	props := doc["properties"].(map[string]any)
+	a := props["a"].(map[string]any)
+	if a["type"] != "string" || a["description"] != "A link. (format uri; minLength 2)" {
+		t.Errorf("a: %v", a)
+	}
+	if b := props["b"].(map[string]any); !reflect.DeepEqual(b["type"], []any{"integer", "null"}) || !slices.Contains(b["enum"].([]any), nil) {
+		t.Errorf("optional enum not nullable: %v", b)
+	}
+	if m := props["meta"].(map[string]any); !reflect.DeepEqual(m["type"], []any{"string", "null"}) {
+		t.Errorf("free-form object not carried as a string: %v", m)
+	}
+	if c := props["c"].(map[string]any); len(c["anyOf"].([]any)) != 3 {
+		t.Errorf("oneOf not turned into a nullable anyOf: %v", c)
+	}
+}
+
+func TestNormalizeArgs_NullsAndJSONStrings(t *testing.T) {
+	t.Parallel()
+	var schema map[string]any
+	_ = json.Unmarshal([]byte(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"},
+		"meta":{"type":"object"},"n":{"type":"object","properties":{"x":{"type":"string"}},"required":[]}},"required":["a"]}`), &schema)
+	var args map[string]any
+	_ = json.Unmarshal([]byte(`{"a":"keep","b":null,"meta":"{\"k\":1}","n":{"x":null}}`), &args)
+	got := normalizeArgs(schema, nil, args).(map[string]any)
+	if _, ok := got["b"]; ok {
+		t.Errorf("null optional kept: %v", got)
+	}
+	if m, ok := got["meta"].(map[string]any); !ok || m["k"] != float64(1) {
+		t.Errorf("json string not decoded: %v", got["meta"])
+	}
+	if n := got["n"].(map[string]any); len(n) != 0 {
+		t.Errorf("nested null kept: %v", n)
+	}
+	if got["a"] != "keep" {
+		t.Errorf("a: %v", got["a"])
+	}
+}

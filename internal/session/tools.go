@@ -1,0 +1,101 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+)
+
+// Formats of GET /v1/sessions/:id/tools.
+const (
+	FormatJSONSchema   = "json-schema"
+	FormatOpenAIStrict = "openai-strict"
+)
+
+// Annotations are MCP-style hints derived from a tool's effect.
+type Annotations struct {
+	ReadOnlyHint    bool `json:"readOnlyHint"`
+	DestructiveHint bool `json:"destructiveHint"`
+}
+
+// ToolDef is one session tool (SPEC.md 2.4).
+type ToolDef struct {
+	Kind        string          `json:"kind"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Annotations Annotations     `json:"annotations"`
+	Strict      *bool           `json:"strict,omitempty"`
+}
+
+// Kinds of session tools.
+const (
+	KindMeta   = "meta"
+	KindAction = "action"
+)
+
+// strictCache keeps converted schemas: the catalog is immutable, so a
+// tool's strict schema is computed once per process.
+var strictCache sync.Map // schema text -> json.RawMessage
+
+func strictOf(schema json.RawMessage) (json.RawMessage, error) {
+	key := string(schema)
+	if v, ok := strictCache.Load(key); ok {
+		return v.(json.RawMessage), nil
+	}
+	s, err := StrictSchema(schema)
+	if err != nil {
+		return nil, err
+	}
+	strictCache.Store(key, s)
+	return s, nil
+}
+
+// Tools lists a session's tools: the meta tools its policy allows, then
+// its pinned tools, in the format asked for.
+func (s *Service) Tools(ss *Session, sc *Scope, format string) ([]ToolDef, error) {
+	if format == "" {
+		format = FormatJSONSchema
+	}
+	if format != FormatJSONSchema && format != FormatOpenAIStrict {
+		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"format"}, Message: "must be json-schema or openai-strict"})
+	}
+	var out []ToolDef
+	add := func(def ToolDef) error {
+		if format == FormatOpenAIStrict {
+			strict, err := strictOf(def.InputSchema)
+			if err != nil {
+				return fmt.Errorf("session: strict schema of %s: %w", def.Name, err)
+			}
+			def.InputSchema = strict
+			t := true
+			def.Strict = &t
+		}
+		out = append(out, def)
+		return nil
+	}
+	for _, m := range metaTools(ss.Spec.Policy) {
+		if err := add(ToolDef{Kind: KindMeta, Name: m.name, Description: m.description, InputSchema: m.schema,
+			Annotations: Annotations{ReadOnlyHint: m.readOnly, DestructiveHint: m.destructive}}); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range ss.Spec.Pinned {
+		t, ok := sc.byID[id]
+		if !ok {
+			continue // turned off in the project since the session was made
+		}
+		if err := add(actionDef(t)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func actionDef(t *catalog.Tool) ToolDef {
+	return ToolDef{Kind: KindAction, Name: t.ID, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
+		Annotations: Annotations{ReadOnlyHint: t.Effect == catalog.EffectRead, DestructiveHint: t.Effect == catalog.EffectDestructive}}
+}
