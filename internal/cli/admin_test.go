@@ -222,3 +222,36 @@ func TestAdminAuthConfigAndGlobal(t *testing.T) {
 		t.Fatalf("after revoke: %+v", perm)
 	}
 }
+
+func TestAdminEndpoint_CreateListUpdateDelete(t *testing.T) {
+	t.Parallel()
+	env := dbEnv(t)
+	_, out, _ := runCLI(t, env, "admin", "project", "create", "p", "--json")
+	var proj struct{ ID string }
+	if err := json.Unmarshal([]byte(out), &proj); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, env, "admin", "endpoint", "create", "--project", proj.ID, "--slug", "team-tools",
+		"--connectors", "github,slack", "--actions", "github_*", "--read-only", "--require-user", "--json")
+	if code != 0 || !strings.Contains(out, `"slug": "team-tools"`) || !strings.Contains(out, `"requireUser": true`) {
+		t.Fatalf("create: %d %s %s", code, out, stderr)
+	}
+	if code, _, stderr := runCLI(t, env, "admin", "endpoint", "create", "--project", proj.ID, "--slug", "team-tools"); code != exitError || !strings.Contains(stderr, "taken") {
+		t.Fatalf("taken slug: %d %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, env, "admin", "endpoint", "create", "--project", proj.ID, "--slug", "No"); code != exitError || !strings.Contains(stderr, "slug") {
+		t.Fatalf("bad slug: %d %s", code, stderr)
+	}
+	if code, out, _ := runCLI(t, env, "admin", "endpoint", "update", "--slug", "team-tools", "--mode", "meta", "--json"); code != 0 || !strings.Contains(out, `"mode": "meta"`) {
+		t.Fatalf("update: %d %s", code, out)
+	}
+	if code, out, _ := runCLI(t, env, "admin", "endpoint", "list", "--project", proj.ID, "--json"); code != 0 || !strings.Contains(out, "team-tools") {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	if code, _, _ := runCLI(t, env, "admin", "endpoint", "delete", "team-tools"); code != 0 {
+		t.Fatalf("delete: %d", code)
+	}
+	if code, _, _ := runCLI(t, env, "admin", "endpoint", "delete", "team-tools"); code != exitError {
+		t.Fatalf("delete twice: %d", code)
+	}
+}

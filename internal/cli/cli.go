@@ -59,6 +59,9 @@ Usage:
   switchboard admin authconfig delete --project ID AUTH_CONFIG_ID
   switchboard admin global allow CONNECTION_ID --tools 'github_create_issue,slack_*' [--proxy]
   switchboard admin global revoke CONNECTION_ID
+  switchboard admin endpoint create --project ID --slug SLUG [--connectors …] [--actions …] [--mode tools|meta]
+      [--read-only] [--max-data-class …] [--require-user] [--allow-global-accounts]
+  switchboard admin endpoint list --project ID | update --slug SLUG … | delete SLUG
   switchboard catalog export [--format catalog|spec-match]
   switchboard catalog check [--dir catalog] [--only IDS] [--shared ../shared]
   switchboard version

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-gw/switchboard/internal/session"
 )
 
 // RequireNodeEnv, set to 1 by CI, turns a missing Node.js or npm install
@@ -22,15 +24,7 @@ const requireNodeEnv = "SWITCHBOARD_TEST_REQUIRE_NODE"
 // switchboard_search_actions and switchboard_execute against the fake provider.
 func TestSessionMCP_TypeScriptSDKClient(t *testing.T) {
 	t.Parallel()
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "tests", "mcp-client"))
-	node, err := exec.LookPath("node")
-	_, statErr := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk"))
-	if err != nil || statErr != nil {
-		if os.Getenv(requireNodeEnv) == "1" {
-			t.Fatalf("node (%v) or the npm packages of %s (%v) are missing; run npm ci there", err, dir, statErr)
-		}
-		t.Skipf("node or the npm packages of %s are missing; run npm ci there (CI does)", dir)
-	}
+	node, dir := tsClient(t)
 	f := setup(t)
 	srv := httptest.NewServer(f.h)
 	defer srv.Close()
@@ -39,23 +33,10 @@ func TestSessionMCP_TypeScriptSDKClient(t *testing.T) {
 	}
 	_, m, _ := f.json("POST", "/v1/sessions", `{"userId":"u1","connectors":["delta"]}`)
 	id := dataOf(m)["id"].(string)
-
-	cmd := exec.Command(node, "client.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"SB_URL="+srv.URL+"/v1/sessions/"+id+"/mcp",
-		"SB_KEY="+f.key,
-		`SB_CALLS=[{"name":"switchboard_search_actions","arguments":{"queries":["fetch a task"]}},`+
+	out := runTSClient(t, node, dir, srv.URL+"/v1/sessions/"+id+"/mcp", f.key,
+		`[{"name":"switchboard_search_actions","arguments":{"queries":["fetch a task"]}},`+
 			`{"name":"switchboard_execute","arguments":{"action":"delta_get_task","input":{"id":"42"}}},`+
 			`{"name":"switchboard_execute","arguments":{"action":"nope","input":{}}}]`)
-	out, err := cmd.Output()
-	if err != nil {
-		var stderr string
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		t.Fatalf("client failed: %v\n%s\n%s", err, out, stderr)
-	}
 	var got struct {
 		Server  struct{ Name string }
 		Tools   []string
@@ -79,5 +60,63 @@ func TestSessionMCP_TypeScriptSDKClient(t *testing.T) {
 	}
 	if r := got.Results[2]; !r.IsError || !strings.Contains(r.Text, "not_in_scope") {
 		t.Errorf("refusal: %+v", r)
+	}
+}
+
+// tsClient returns node and the client folder, skipping (or, in CI,
+// failing) when they are not installed.
+func tsClient(t *testing.T) (node, dir string) {
+	t.Helper()
+	dir, _ = filepath.Abs(filepath.Join("..", "..", "tests", "mcp-client"))
+	node, err := exec.LookPath("node")
+	_, statErr := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk"))
+	if err != nil || statErr != nil {
+		if os.Getenv(requireNodeEnv) == "1" {
+			t.Fatalf("node (%v) or the npm packages of %s (%v) are missing; run npm ci there", err, dir, statErr)
+		}
+		t.Skipf("node or the npm packages of %s are missing; run npm ci there (CI does)", dir)
+	}
+	return node, dir
+}
+
+// runTSClient runs the TypeScript client against url and returns its output.
+func runTSClient(t *testing.T, node, dir, url, key, calls string) []byte {
+	t.Helper()
+	cmd := exec.Command(node, "client.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SB_URL="+url, "SB_KEY="+key, "SB_CALLS="+calls)
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("client failed: %v\n%s\n%s", err, out, stderr)
+	}
+	return out
+}
+
+// TestEndpointMCP_TypeScriptSDKClientBothModes drives an endpoint in tools
+// mode on the MCP host and in meta mode under /v1/mcp with the TypeScript client.
+func TestEndpointMCP_TypeScriptSDKClientBothModes(t *testing.T) {
+	t.Parallel()
+	node, dir := tsClient(t)
+	f := setup(t)
+	f.endpoint(t, session.EndpointRequest{Slug: "ts-tools", Connectors: []string{"delta"}, Mode: session.ModeTools})
+	f.endpoint(t, session.EndpointRequest{Slug: "ts-meta", Connectors: []string{"delta"}, Mode: session.ModeMeta})
+	base := httptest.NewServer(f.h)
+	defer base.Close()
+	mcpHost := httptest.NewServer(f.srv.MCPHandler())
+	defer mcpHost.Close()
+	if st, _, raw := f.json("POST", "/v1/connections", fmt.Sprintf(`{"connectorId":"delta","userId":"ann","credential":{"type":"api_key","apiKey":"delta-secret-key","host":%q}}`, f.providerHost)); st != 200 {
+		t.Fatal(raw)
+	}
+	out := string(runTSClient(t, node, dir, mcpHost.URL+"/ts-tools/ann", f.key, `[{"name":"delta_get_task","arguments":{"id":"7"}}]`))
+	if !strings.Contains(out, `"tools":["delta_create_task","delta_get_task"]`) || !strings.Contains(out, `/v1/tasks/7`) {
+		t.Fatalf("tools mode: %s", out)
+	}
+	out = string(runTSClient(t, node, dir, base.URL+"/v1/mcp/ts-meta/bob", f.key, `[{"name":"switchboard_execute","arguments":{"action":"delta_get_task","input":{"id":"7"}}}]`))
+	if !strings.Contains(out, "switchboard_search_actions") || !strings.Contains(out, "connection_required") || !strings.Contains(out, `"isError":true`) {
+		t.Fatalf("meta mode for a user without an account: %s", out)
 	}
 }

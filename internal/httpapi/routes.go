@@ -21,6 +21,8 @@ func (s *Server) routesV1(mux *http.ServeMux) {
 	s.route(mux, "POST /v1/sessions/{id}/tools/{name}", s.handleSessionCall)
 	s.route(mux, "POST /v1/sessions/{id}/mcp", s.handleSessionMCP)
 	s.route(mux, "POST /v1/connect-links", s.handleConnectLinkCreate)
+	s.route(mux, "POST /v1/mcp/{slug}/{userId}", s.handleEndpointMCP)
+	s.route(mux, "POST /v1/mcp/{slug}", s.handleEndpointMCP)
 }
 
 // routesPublic registers the routes that need no API key (SPEC.md 4.9).

@@ -58,12 +58,18 @@ func (s *Service) Call(ctx context.Context, ss *Session, sc *Scope, name string,
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = json.RawMessage(`{}`)
 	}
-	meta := metaTools(ss.Spec.Policy)
-	if i := slices.IndexFunc(meta, func(m metaTool) bool { return m.name == name }); i >= 0 {
-		return s.callMeta(ctx, ss, sc, name, args)
-	}
-	if slices.Contains(ss.Spec.Pinned, name) && sc.Has(name) {
-		return s.runAction(ctx, ss, sc, name, args, "")
+	if ss.Spec.Mode == ModeTools {
+		if sc.Has(name) {
+			return s.runAction(ctx, ss, sc, name, args, "")
+		}
+	} else {
+		meta := metaTools(ss.Spec.Policy)
+		if i := slices.IndexFunc(meta, func(m metaTool) bool { return m.name == name }); i >= 0 {
+			return s.callMeta(ctx, ss, sc, name, args)
+		}
+		if slices.Contains(ss.Spec.Pinned, name) && sc.Has(name) {
+			return s.runAction(ctx, ss, sc, name, args, "")
+		}
 	}
 	return Outcome{}, apierr.New(apierr.ToolNotFound, "session %s has no tool %q; GET /v1/sessions/%s/tools lists them", ss.ID, name, ss.ID)
 }

@@ -41,7 +41,16 @@ type Spec struct {
 	Accounts            map[string]string `json:"accounts"`
 	AllowGlobalAccounts bool              `json:"allowGlobalAccounts"`
 	Policy              Policy            `json:"policy"`
+	// Mode is "tools" for an endpoint that lists every tool in scope; a
+	// session (and a "meta" endpoint) serves the meta tools and pinned ones.
+	Mode string `json:"mode,omitempty"`
 }
+
+// Endpoint modes.
+const (
+	ModeMeta  = "meta"
+	ModeTools = "tools"
+)
 
 // CreateRequest is the decoded body of POST /v1/sessions. Nil slices were
 // left out; pointer fields distinguish "absent" from zero.
@@ -54,12 +63,14 @@ type CreateRequest struct {
 	AllowGlobalAccounts bool
 	Policy              json.RawMessage
 	TTLMinutes          *int
+	// forEndpoint drops the userId rule: an endpoint's user comes with each call.
+	forEndpoint bool
 }
 
 // validate checks every body rule and returns the spec and ttl.
 func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Spec, int) {
 	s := Spec{UserID: r.UserID, Accounts: r.Accounts, AllowGlobalAccounts: r.AllowGlobalAccounts, Pinned: r.Pinned}
-	if n := utf8.RuneCountInString(r.UserID); n == 0 {
+	if n := utf8.RuneCountInString(r.UserID); n == 0 && !r.forEndpoint {
 		issues.Add(apierr.IssueRequired, []any{"userId"}, "is required")
 	} else if n > MaxUserIDLen {
 		issues.Add(apierr.IssueTooBig, []any{"userId"}, "must be at most %d characters", MaxUserIDLen)

@@ -63,7 +63,7 @@ func (s *Service) Tools(ss *Session, sc *Scope, format string) ([]ToolDef, error
 	if format != FormatJSONSchema && format != FormatOpenAIStrict {
 		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"format"}, Message: "must be json-schema or openai-strict"})
 	}
-	var out []ToolDef
+	out := []ToolDef{}
 	add := func(def ToolDef) error {
 		if format == FormatOpenAIStrict {
 			strict, err := strictOf(def.InputSchema)
@@ -76,6 +76,14 @@ func (s *Service) Tools(ss *Session, sc *Scope, format string) ([]ToolDef, error
 		}
 		out = append(out, def)
 		return nil
+	}
+	if ss.Spec.Mode == ModeTools {
+		for _, t := range sc.Tools {
+			if err := add(actionDef(t)); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
 	}
 	for _, m := range metaTools(ss.Spec.Policy) {
 		if err := add(ToolDef{Kind: KindMeta, Name: m.name, Description: m.description, InputSchema: m.schema,

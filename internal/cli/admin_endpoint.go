@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	builtin "github.com/switchboard-gw/switchboard/catalog"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/session"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// endpointFlags are the flags of endpoint create and update.
+type endpointFlags struct {
+	projectID, slug, connectors, actions, mode, maxClass *string
+	readOnly, requireUser, allowGlobal                   *bool
+}
+
+func bindEndpointFlags(fs *flag.FlagSet) endpointFlags {
+	return endpointFlags{
+		projectID:   fs.String("project", "", "project id (create only)"),
+		slug:        fs.String("slug", "", "URL slug: 3 to 64 lowercase letters, digits and hyphens, unique in the installation"),
+		connectors:  fs.String("connectors", "", "comma-separated connector ids (default: all)"),
+		actions:     fs.String("actions", "", "comma-separated tool ids or prefix* patterns (default: all)"),
+		mode:        fs.String("mode", "tools", "tools (every tool in scope) or meta (the meta tools)"),
+		maxClass:    fs.String("max-data-class", "", "standard, pii or phi (default phi)"),
+		readOnly:    fs.Bool("read-only", false, "only read tools"),
+		requireUser: fs.Bool("require-user", false, "refuse calls without a user in the path"),
+		allowGlobal: fs.Bool("allow-global-accounts", false, "let calls use the project's global accounts"),
+	}
+}
+
+func splitCSV(s string) []string {
+	if s == "" {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (f endpointFlags) request(projectID string) session.EndpointRequest {
+	return session.EndpointRequest{ProjectID: projectID, Slug: *f.slug, Connectors: splitCSV(*f.connectors), Actions: splitCSV(*f.actions),
+		Mode: *f.mode, ReadOnly: *f.readOnly, MaxDataClass: *f.maxClass, RequireUser: *f.requireUser, AllowGlobalAccounts: *f.allowGlobal}
+}
+
+type endpointView struct {
+	ID          string          `json:"id"`
+	ProjectID   string          `json:"projectId"`
+	Slug        string          `json:"slug"`
+	Mode        string          `json:"mode"`
+	RequireUser bool            `json:"requireUser"`
+	Spec        json.RawMessage `json:"scope"`
+	MCPPath     string          `json:"mcpPath"`
+}
+
+func viewEndpoint(e store.Endpoint) endpointView {
+	return endpointView{ID: e.ID, ProjectID: e.ProjectID, Slug: e.Slug, Mode: e.Mode, RequireUser: e.RequireUser, Spec: e.Spec,
+		MCPPath: "/" + e.Slug + "/<userId>"}
+}
+
+// adminEndpoint runs `admin endpoint create|list|update|delete`.
+func (p *Program) adminEndpoint(ctx context.Context, verb string, args []string) error {
+	a := p.adminFlags("endpoint " + verb)
+	ef := bindEndpointFlags(a.fs)
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cat, err := catalog.Load(builtin.FS)
+	if err != nil {
+		return err
+	}
+	sessions := session.NewService(session.Options{Store: st, Catalog: cat})
+	switch verb {
+	case "create", "update":
+		if len(pos) > 0 || *ef.slug == "" || (verb == "create" && *ef.projectID == "") {
+			return usagef("usage: switchboard admin endpoint %s --project ID --slug SLUG [--connectors …] [--actions …] [--mode tools|meta] [--read-only] [--max-data-class …] [--require-user] [--allow-global-accounts]", verb)
+		}
+		projectID := *ef.projectID
+		if verb == "update" {
+			old, err := st.EndpointBySlug(ctx, *ef.slug)
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("no endpoint %q", *ef.slug)
+			} else if err != nil {
+				return err
+			}
+			projectID = old.ProjectID
+		} else if err := requireProject(ctx, st, projectID); err != nil {
+			return err
+		}
+		rec, err := sessions.EndpointRecord(ef.request(projectID))
+		if err != nil {
+			return err
+		}
+		if verb == "update" {
+			if err := st.UpdateEndpoint(ctx, rec); err != nil {
+				return err
+			}
+			rec, err = st.EndpointBySlug(ctx, rec.Slug)
+		} else {
+			rec, err = st.CreateEndpoint(ctx, rec)
+		}
+		if errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("the slug %q is taken; slugs are unique across the installation", *ef.slug)
+		}
+		if err != nil {
+			return err
+		}
+		if *a.asJSON {
+			return printJSON(p.Stdout, viewEndpoint(rec))
+		}
+		fmt.Fprintf(p.Stdout, "endpoint %s (%s mode) serves /%s/<userId> on the MCP host and /v1/mcp/%s/<userId>\n", rec.Slug, rec.Mode, rec.Slug, rec.Slug)
+		return nil
+	case "list":
+		if *ef.projectID == "" || len(pos) > 0 {
+			return usagef("usage: switchboard admin endpoint list --project ID [--json]")
+		}
+		list, err := st.ListEndpoints(ctx, *ef.projectID)
+		if err != nil {
+			return err
+		}
+		views := make([]endpointView, len(list))
+		for i, e := range list {
+			views[i] = viewEndpoint(e)
+		}
+		if *a.asJSON {
+			return printJSON(p.Stdout, views)
+		}
+		tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SLUG\tMODE\tREQUIRE USER\tSCOPE")
+		for _, v := range views {
+			fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", v.Slug, v.Mode, v.RequireUser, v.Spec)
+		}
+		return tw.Flush()
+	case "delete":
+		if len(pos) != 1 {
+			return usagef("usage: switchboard admin endpoint delete SLUG")
+		}
+		if err := st.DeleteEndpoint(ctx, pos[0]); errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("no endpoint %q", pos[0])
+		} else if err != nil {
+			return err
+		}
+		if *a.asJSON {
+			return printJSON(p.Stdout, map[string]any{"slug": pos[0], "deleted": true})
+		}
+		fmt.Fprintf(p.Stdout, "deleted endpoint %s\n", pos[0])
+		return nil
+	}
+	return usagef("unknown endpoint command %q", verb)
+}

@@ -1,0 +1,42 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+)
+
+// handleEndpointMCP serves a project's MCP endpoint by slug, in all three
+// forms of SPEC.md 4.8: {mcp_url}/:slug/:userId, {base_url}/v1/mcp/:slug/:userId
+// and the legacy {base_url}/v1/mcp/:slug?user=<id>. The slug's project must
+// be the API key's; an unknown slug is a JSON-RPC error with HTTP 404.
+func (s *Server) handleEndpointMCP(w http.ResponseWriter, r *http.Request) error {
+	if !s.originAllowed(r) {
+		writeJSON(w, http.StatusForbidden, apierr.New(apierr.Forbidden, "requests from this web origin are not accepted").Envelope())
+		return nil
+	}
+	user := r.PathValue("userId")
+	if user == "" {
+		user = r.URL.Query().Get("user")
+	}
+	ss, err := s.sessions.ForEndpoint(r.Context(), projectID(r.Context()), r.PathValue("slug"), user)
+	if e, ok := apierr.As(err); ok {
+		switch e.Code {
+		case apierr.NotFound:
+			writeJSONRPCError(w, r, http.StatusNotFound, -32001, e.Message)
+			return nil
+		case apierr.ValidationError:
+			writeJSONRPCError(w, r, http.StatusBadRequest, -32602, e.Message)
+			return nil
+		}
+	}
+	if err != nil {
+		return err
+	}
+	sc, err := s.sessions.Scope(r.Context(), ss.ProjectID, ss.Spec)
+	if err != nil {
+		return err
+	}
+	s.mcp.Serve(w, r, ss, sc)
+	return nil
+}

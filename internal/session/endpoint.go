@@ -1,0 +1,99 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// slugPattern: lowercase letters, digits and hyphens, 3 to 64 characters.
+var slugPattern = regexp.MustCompile(`^[a-z0-9-]{3,64}$`)
+
+// EndpointRequest describes an MCP endpoint (admin endpoint create/update).
+type EndpointRequest struct {
+	ProjectID           string
+	Slug                string
+	Connectors          []string
+	Actions             []string
+	Mode                string
+	ReadOnly            bool
+	MaxDataClass        string
+	RequireUser         bool
+	AllowGlobalAccounts bool
+}
+
+// EndpointRecord checks a request and returns the record to store.
+func (s *Service) EndpointRecord(r EndpointRequest) (store.Endpoint, error) {
+	var issues apierr.Issues
+	if !slugPattern.MatchString(r.Slug) {
+		issues.Add(apierr.IssueInvalidValue, []any{"slug"}, "must be 3 to 64 lowercase letters, digits and hyphens")
+	}
+	if r.Mode == "" {
+		r.Mode = ModeTools
+	}
+	if r.Mode != ModeTools && r.Mode != ModeMeta {
+		issues.Add(apierr.IssueInvalidValue, []any{"mode"}, "must be tools or meta")
+	}
+	policy := map[string]any{"readOnly": r.ReadOnly}
+	if r.MaxDataClass != "" {
+		policy["maxDataClass"] = r.MaxDataClass
+	}
+	rawPolicy, _ := json.Marshal(policy)
+	spec, _ := CreateRequest{Connectors: r.Connectors, Actions: r.Actions, AllowGlobalAccounts: r.AllowGlobalAccounts,
+		Policy: rawPolicy, forEndpoint: true}.validate(s.catalog, &issues)
+	if err := issues.Err(); err != nil {
+		return store.Endpoint{}, err
+	}
+	spec.Mode = r.Mode
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return store.Endpoint{}, err
+	}
+	return store.Endpoint{ProjectID: r.ProjectID, Slug: r.Slug, Mode: r.Mode, RequireUser: r.RequireUser, Spec: raw}, nil
+}
+
+// ForEndpoint returns the session an endpoint call runs as: the endpoint's
+// scope and policy for the user of the call. An unknown slug is
+// apierr.NotFound; a slug of another project than the caller's key is
+// apierr.Unauthorized.
+func (s *Service) ForEndpoint(ctx context.Context, projectID, slug, userID string) (*Session, error) {
+	e, err := s.store.EndpointBySlug(ctx, slug)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.New(apierr.NotFound, "no MCP endpoint %q", slug)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if e.ProjectID != projectID {
+		return nil, apierr.New(apierr.Unauthorized, "this API key belongs to another project than endpoint %q", slug)
+	}
+	if userID == "" {
+		if e.RequireUser {
+			return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"userId"},
+				Message: fmt.Sprintf("endpoint %q requires a user: call /%s/<userId>", slug, slug)})
+		}
+		userID = "default"
+	}
+	if len(userID) > MaxUserIDLen {
+		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueTooBig, Path: []any{"userId"}, Message: "must be at most 256 characters"})
+	}
+	var spec Spec
+	if err := json.Unmarshal(e.Spec, &spec); err != nil {
+		return nil, fmt.Errorf("session: decode endpoint %s: %w", slug, err)
+	}
+	spec.UserID = userID
+	spec.Mode = e.Mode
+	if spec.Pinned == nil {
+		spec.Pinned = []string{}
+	}
+	if spec.Accounts == nil {
+		spec.Accounts = map[string]string{}
+	}
+	return &Session{ID: "endpoint:" + e.Slug, ProjectID: e.ProjectID, Spec: spec, ExpiresAt: time.Time{}}, nil
+}
