@@ -36,7 +36,7 @@ func TestExecute_APIKeyInHeaderAndQueryMapping(t *testing.T) {
 		r.Query.Get("limit") != "3" || r.Body != "" {
 		t.Fatalf("request: %+v", r)
 	}
-	if m, ok := got.(map[string]any); !ok || m["method"] != "GET" {
+	if m := asMap(got); m["method"] != "GET" {
 		t.Fatalf("result: %v", got)
 	}
 }
@@ -396,4 +396,15 @@ func TestExecute_RefreshWithoutOAuthClient_ConnectorUnavailable(t *testing.T) {
 	if e.fake.refreshes.Load() != 0 {
 		t.Fatal("a refresh was attempted without a client")
 	}
+}
+
+// asMap decodes a result (a decoded value or raw JSON) as an object.
+func asMap(v any) map[string]any {
+	if raw, ok := v.(json.RawMessage); ok {
+		var m map[string]any
+		_ = json.Unmarshal(raw, &m)
+		return m
+	}
+	m, _ := v.(map[string]any)
+	return m
 }

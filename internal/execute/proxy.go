@@ -153,9 +153,9 @@ func proxyBody(r *response) any {
 		return nil
 	}
 	mt, _, _ := mime.ParseMediaType(r.ContentType)
-	var v any
-	if (mt == "" || strings.Contains(mt, "json")) && json.Unmarshal(r.Body, &v) == nil {
-		return v
+	// JSON passes through as it is: validated, never decoded and re-encoded.
+	if (mt == "" || strings.Contains(mt, "json")) && json.Valid(r.Body) {
+		return json.RawMessage(r.Body)
 	}
 	if strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "+xml") || mt == "application/xml" || mt == "application/x-www-form-urlencoded" {
 		return string(r.Body)

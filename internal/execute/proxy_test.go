@@ -101,7 +101,7 @@ func TestProxy_SendsWithCredentialAndMapsAnswers(t *testing.T) {
 		r.Header.Get("Cookie") != "" || r.Header.Get("X-Custom") != "ok" {
 		t.Fatalf("request: %+v", r)
 	}
-	if m, _ := got.(map[string]any); m["path"] != "/api/things/1" {
+	if m := asMap(got); m["path"] != "/api/things/1" {
 		t.Fatalf("json answer: %v", got)
 	}
 	if got, _ := call(ProxyCall{Endpoint: "/status/text"}); got != "plain words" {

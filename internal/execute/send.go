@@ -143,6 +143,10 @@ func truncate(b []byte, n int) string {
 // toolResult decodes a successful answer and selects the part the tool's
 // definition names.
 func toolResult(tool *catalog.Tool, r *response) (any, error) {
+	if tool.Request != nil && tool.Request.Response == "" && tool.Request.GraphQL == "" && json.Valid(r.Body) {
+		// Nothing to select: the provider's JSON passes through undecoded.
+		return json.RawMessage(r.Body), nil
+	}
 	v := decodeBody(r)
 	if tool.Request != nil && tool.Request.GraphQL != "" {
 		if m, ok := v.(map[string]any); ok {

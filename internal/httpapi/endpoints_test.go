@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -213,5 +214,33 @@ func TestEndpoint_ToolsListWithThousandTools(t *testing.T) {
 		if len(names) != 1000 || names[0] != "bulk_get_item_0000" {
 			t.Fatalf("%d tools listed", len(names))
 		}
+	}
+}
+
+// TestToolsList_CachedAnswerMatchesTheSDK compares the cached tools/list
+// answer with the one the SDK builds (a request with params goes to the SDK).
+func TestToolsList_CachedAnswerMatchesTheSDK(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.endpoint(t, session.EndpointRequest{Slug: "cmp-tools", Connectors: []string{"delta", "alpha"}})
+	decode := func(r response) map[string]any {
+		var body struct {
+			Result struct {
+				Tools []map[string]any `json:"tools"`
+			} `json:"result"`
+		}
+		if r.status != 200 || json.Unmarshal(r.body, &body) != nil {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		out := map[string]any{}
+		for _, tool := range body.Result.Tools {
+			out[tool["name"].(string)] = tool
+		}
+		return out
+	}
+	fast := decode(f.rpc(f.h, "/v1/mcp/cmp-tools/u1", listReq))
+	sdk := decode(f.rpc(f.h, "/v1/mcp/cmp-tools/u1", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":null}}`))
+	if len(fast) != 4 || !reflect.DeepEqual(fast, sdk) {
+		t.Fatalf("cached answer differs from the SDK's:\n%v\n%v", fast, sdk)
 	}
 }

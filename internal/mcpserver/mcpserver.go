@@ -6,11 +6,15 @@
 package mcpserver
 
 import (
+	"bytes"
 	"container/list"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,6 +42,8 @@ type Server struct {
 type cached struct {
 	key    string
 	server *mcp.Server
+	// toolsList is the encoded result of tools/list, made once per server.
+	toolsList json.RawMessage
 }
 
 type ctxKey struct{}
@@ -64,8 +70,63 @@ func New(sessions *session.Service, log *slog.Logger) *Server {
 
 // Serve answers one MCP request for a resolved session.
 func (s *Server) Serve(w http.ResponseWriter, r *http.Request, ss *session.Session, sc *session.Scope) {
-	ctx := context.WithValue(r.Context(), ctxKey{}, target{ss: ss, scope: sc})
+	t := target{ss: ss, scope: sc}
+	if s.serveToolsList(w, r, t) {
+		return
+	}
+	ctx := context.WithValue(r.Context(), ctxKey{}, t)
 	s.handler.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// legacyVersions are the protocol versions whose tools/list answer is the
+// plain {tools: [...]} result; newer ones go through the SDK.
+var legacyVersions = map[string]bool{"": true, "2024-11-05": true, "2025-03-26": true, "2025-06-18": true, "2025-11-25": true}
+
+// serveToolsList answers a plain tools/list from the encoded list cached
+// with the server, instead of letting the SDK encode every tool schema
+// again on each call (most of the cost with a thousand tools). It handles
+// only requests the SDK would accept as they are; it reports whether it
+// answered.
+func (s *Server) serveToolsList(w http.ResponseWriter, r *http.Request, t target) bool {
+	accept := r.Header.Get("Accept")
+	if !legacyVersions[r.Header.Get("Mcp-Protocol-Version")] || r.Header.Get("Mcp-Session-Id") != "" ||
+		!strings.Contains(accept, "application/json") || !strings.Contains(accept, "text/event-stream") ||
+		!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || r.ContentLength > 4096 {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 4097))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil || len(body) > 4096 {
+		return false
+	}
+	var req struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != "tools/list" || len(req.ID) == 0 || string(req.ID) == "null" {
+		return false
+	}
+	if len(req.Params) > 0 && string(req.Params) != "null" && string(req.Params) != "{}" {
+		return false // a cursor or _meta: let the SDK answer
+	}
+	c := s.cachedFor(r.Context(), t)
+	if c == nil {
+		return false
+	}
+	var out bytes.Buffer
+	out.Grow(len(c.toolsList) + 64)
+	out.WriteString(`{"jsonrpc":"2.0","id":`)
+	out.Write(req.ID)
+	out.WriteString(`,"result":`)
+	out.Write(c.toolsList)
+	out.WriteString("}\n")
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(out.Len()))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out.Bytes())
+	return true
 }
 
 func (s *Server) serverFor(r *http.Request) *mcp.Server {
@@ -73,51 +134,67 @@ func (s *Server) serverFor(r *http.Request) *mcp.Server {
 	if !ok {
 		return nil
 	}
+	if c := s.cachedFor(r.Context(), t); c != nil {
+		return c.server
+	}
+	return nil
+}
+
+// cachedFor returns the built server of a target, building it on first use.
+func (s *Server) cachedFor(ctx context.Context, t target) *cached {
 	key := t.ss.ID + "/" + t.scope.Hash
 	s.mu.Lock()
 	if el, ok := s.cache[key]; ok {
 		s.order.MoveToFront(el)
-		srv := el.Value.(*cached).server
+		c := el.Value.(*cached)
 		s.mu.Unlock()
-		return srv
+		return c
 	}
 	s.mu.Unlock()
 
-	srv, err := s.build(t)
+	c, err := s.build(t)
 	if err != nil {
-		s.log.ErrorContext(r.Context(), "could not build the MCP server of a session", "session_id", t.ss.ID, "error", err.Error())
+		s.log.ErrorContext(ctx, "could not build the MCP server of a session", "session_id", t.ss.ID, "error", err.Error())
 		return nil
 	}
+	c.key = key
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if el, ok := s.cache[key]; ok {
-		return el.Value.(*cached).server
+		return el.Value.(*cached)
 	}
-	s.cache[key] = s.order.PushFront(&cached{key: key, server: srv})
+	s.cache[key] = s.order.PushFront(c)
 	for s.order.Len() > maxCached {
 		old := s.order.Back()
 		s.order.Remove(old)
 		delete(s.cache, old.Value.(*cached).key)
 	}
-	return srv
+	return c
 }
 
-// build makes the MCP server of a session: its meta tools and pinned tools.
-func (s *Server) build(t target) (*mcp.Server, error) {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: Version}, nil)
+// build makes the MCP server of a session (its meta and pinned tools) or of
+// an endpoint in tools mode (every tool in scope), with its encoded tools/list.
+func (s *Server) build(t target) (*cached, error) {
 	defs, err := s.sessions.Tools(t.ss, t.scope, session.FormatJSONSchema)
 	if err != nil {
 		return nil, err
 	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: Version}, &mcp.ServerOptions{PageSize: len(defs) + 1})
+	tools := make([]*mcp.Tool, 0, len(defs))
 	for _, d := range defs {
-		name := d.Name
-		readOnly, destructive := d.Annotations.ReadOnlyHint, d.Annotations.DestructiveHint
-		srv.AddTool(&mcp.Tool{
-			Name: name, Description: d.Description, InputSchema: d.InputSchema,
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly, DestructiveHint: &destructive},
-		}, s.callTool(name))
+		destructive := d.Annotations.DestructiveHint
+		tool := &mcp.Tool{
+			Name: d.Name, Description: d.Description, InputSchema: d.InputSchema,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: d.Annotations.ReadOnlyHint, DestructiveHint: &destructive},
+		}
+		srv.AddTool(tool, s.callTool(d.Name))
+		tools = append(tools, tool)
 	}
-	return srv, nil
+	list, err := json.Marshal(&mcp.ListToolsResult{Tools: tools})
+	if err != nil {
+		return nil, err
+	}
+	return &cached{server: srv, toolsList: list}, nil
 }
 
 // callTool runs a session tool for an MCP tools/call. The session comes

@@ -129,7 +129,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
 // cache, so a revocation applies to the very next request.
 func (s *Store) ProjectIDForKey(ctx context.Context, hash string) (string, error) {
 	var projectID string
-	err := s.read.QueryRowContext(ctx,
+	err := s.readRow(ctx,
 		`SELECT project_id FROM api_keys
 		 WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
 		hash, millis(s.now())).Scan(&projectID)

@@ -160,7 +160,7 @@ func nullString(s *string) sql.NullString {
 // GetConnection returns one of a project's connections, or ErrNotFound
 // (also for another project's connection).
 func (s *Store) GetConnection(ctx context.Context, projectID, id string) (Connection, error) {
-	return scanConnection(s.read.QueryRowContext(ctx,
+	return scanConnection(s.readRow(ctx,
 		`SELECT `+connectionColumns+` FROM connections WHERE project_id = $1 AND id = $2`, projectID, id))
 }
 
@@ -183,7 +183,7 @@ func (s *Store) ConnectorConnections(ctx context.Context, projectID, userID, con
 }
 
 func (s *Store) queryConnections(ctx context.Context, q string, args ...any) ([]Connection, error) {
-	rows, err := s.read.QueryContext(ctx, q, args...)
+	rows, err := s.readRows(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list connections: %w", err)
 	}
@@ -382,7 +382,7 @@ func (s *Store) SetGlobalPermission(ctx context.Context, connectionID string, p 
 func (s *Store) GetGlobalPermission(ctx context.Context, connectionID string) (GlobalPermission, error) {
 	var tools string
 	var p GlobalPermission
-	err := s.read.QueryRowContext(ctx,
+	err := s.readRow(ctx,
 		`SELECT tools, proxy FROM global_permissions WHERE connection_id = $1`, connectionID).Scan(&tools, &p.Proxy)
 	if errors.Is(err, sql.ErrNoRows) {
 		return GlobalPermission{}, nil

@@ -56,7 +56,7 @@ func (s *Store) CreateEndpoint(ctx context.Context, e Endpoint) (Endpoint, error
 
 // EndpointBySlug returns the endpoint of a slug, in any project.
 func (s *Store) EndpointBySlug(ctx context.Context, slug string) (Endpoint, error) {
-	return scanEndpoint(s.read.QueryRowContext(ctx, `SELECT `+endpointColumns+` FROM endpoints WHERE slug = $1`, slug))
+	return scanEndpoint(s.readRow(ctx, `SELECT `+endpointColumns+` FROM endpoints WHERE slug = $1`, slug))
 }
 
 // ListEndpoints returns a project's endpoints, oldest first.

@@ -42,7 +42,7 @@ func (s *Store) GetSession(ctx context.Context, projectID, id string) (Session, 
 	var ss Session
 	var spec string
 	var exp, created int64
-	err := s.read.QueryRowContext(ctx,
+	err := s.readRow(ctx,
 		`SELECT id, project_id, user_id, spec, expires_at, created_at FROM sessions
 		 WHERE project_id = $1 AND id = $2 AND expires_at > $3`, projectID, id, millis(s.now())).
 		Scan(&ss.ID, &ss.ProjectID, &ss.UserID, &spec, &exp, &created)

@@ -49,8 +49,9 @@ type Store struct {
 	write *sql.DB
 	// read serves reads: a pool of query-only connections on SQLite, the same
 	// pool as write on PostgreSQL.
-	read *sql.DB
-	now  func() time.Time
+	read  *sql.DB
+	now   func() time.Time
+	stmts stmtCache
 }
 
 // ParseURL splits a SWITCHBOARD_DATABASE_URL into its dialect and the DSN
@@ -174,6 +175,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes every connection.
 func (s *Store) Close() error {
+	s.stmts.close()
 	err := s.write.Close()
 	if s.read != s.write {
 		err = errors.Join(err, s.read.Close())

@@ -28,7 +28,7 @@ func (s *Store) SetToolsEnabled(ctx context.Context, projectID string, toolIDs [
 
 // DisabledTools returns the set of tool ids turned off in a project.
 func (s *Store) DisabledTools(ctx context.Context, projectID string) (map[string]bool, error) {
-	rows, err := s.read.QueryContext(ctx,
+	rows, err := s.readRows(ctx,
 		`SELECT tool_id FROM tool_settings WHERE project_id = $1 AND enabled = $2`, projectID, false)
 	if err != nil {
 		return nil, fmt.Errorf("store: disabled tools: %w", err)
@@ -48,7 +48,7 @@ func (s *Store) DisabledTools(ctx context.Context, projectID string) (map[string
 // ToolDisabled reports whether a project has turned one tool off.
 func (s *Store) ToolDisabled(ctx context.Context, projectID, toolID string) (bool, error) {
 	var enabled bool
-	err := s.read.QueryRowContext(ctx,
+	err := s.readRow(ctx,
 		`SELECT enabled FROM tool_settings WHERE project_id = $1 AND tool_id = $2`, projectID, toolID).Scan(&enabled)
 	if err == sql.ErrNoRows {
 		return false, nil
