@@ -277,6 +277,8 @@ type HookCall struct {
 	Method string         `yaml:"method" json:"method"`
 	Path   string         `yaml:"path" json:"path"`
 	Body   map[string]any `yaml:"body" json:"body,omitempty"`
+	// BodyType is json (default) or form.
+	BodyType string `yaml:"bodyType" json:"bodyType,omitempty"`
 	// HookID is the dotted path of the created webhook's id in the response.
 	HookID string `yaml:"hookId" json:"hookId,omitempty"`
 	// Secret is the dotted path of a signing secret the provider returns.

@@ -23,6 +23,8 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/trigger"
+	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
 // serve runs the server until ctx ends, then shuts down gracefully: stop
@@ -75,12 +77,32 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 		<-runDone
 	}()
 
+	webhookClient := guard.Client()
+	if cfg.WebhooksAllowHTTPLoopback {
+		// Development only: deliveries may go to http://localhost receivers.
+		webhookClient = netguard.New(netguard.Options{Allow: cfg.OutboundAllowPrefixes, AllowLoopback: true}).Client()
+	}
+	worker := webhook.NewWorker(st, ring, webhookClient, log, nil)
+	workerDone := make(chan struct{})
+	go func() {
+		worker.Run(runCtx)
+		close(workerDone)
+	}()
+	defer func() {
+		// Stop the background work (this defer runs before the one that
+		// would otherwise cancel it) and wait for it before the store closes.
+		stopRun()
+		<-workerDone
+	}()
+	webhooks := webhook.NewService(st, ring, cfg.WebhooksAllowHTTPLoopback, worker.Notify)
+	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Accounts: accounts, Executor: executor,
+		Logger: log, BaseURL: cfg.BaseURL, Notify: worker.Notify})
 	links := connect.NewService(st, cat, cfg.WebURL, nil)
 	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: executor, Links: links, BaseURL: cfg.BaseURL})
 
 	api := httpapi.New(httpapi.Options{
 		Store: st, Logger: log, Catalog: cat, Logos: builtin.FS, Accounts: accounts, Executor: executor,
-		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links,
+		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Triggers: triggers, Webhooks: webhooks,
 		BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
 	})
 	listeners := []struct {

@@ -52,6 +52,9 @@ type Config struct {
 	OutboundAllow string
 	// OutboundAllowPrefixes is OutboundAllow parsed by Resolve.
 	OutboundAllowPrefixes []netip.Prefix
+	// WebhooksAllowHTTPLoopback lets webhook endpoints be plain http on
+	// loopback, for development.
+	WebhooksAllowHTTPLoopback bool
 }
 
 // option describes one setting: its flag, its variable and its default.
@@ -63,7 +66,7 @@ type option struct {
 // raw holds every setting as text until it is checked.
 type raw struct {
 	Config
-	shutdown, maxBody string
+	shutdown, maxBody, webhooksHTTP string
 }
 
 var options = []option{
@@ -80,6 +83,7 @@ var options = []option{
 	{"log-level", "SWITCHBOARD_LOG_LEVEL", "info", "debug, info, warn or error", func(c *raw) *string { return &c.LogLevel }},
 	{"log-format", "SWITCHBOARD_LOG_FORMAT", "auto", "auto (JSON unless the log goes to a terminal), json or text", func(c *raw) *string { return &c.LogFormat }},
 	{"outbound-allow", "SWITCHBOARD_OUTBOUND_ALLOW", "", "private networks (CIDRs, comma-separated) that provider calls may reach; none by default", func(c *raw) *string { return &c.OutboundAllow }},
+	{"webhooks-allow-http-loopback", "SWITCHBOARD_WEBHOOKS_ALLOW_HTTP_LOOPBACK", "false", "allow http:// webhook endpoints on loopback (development only)", func(c *raw) *string { return &c.webhooksHTTP }},
 	{"shutdown-timeout", "SWITCHBOARD_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGINT/SIGTERM", func(c *raw) *string { return &c.shutdown }},
 	{"max-body-bytes", "SWITCHBOARD_MAX_BODY_BYTES", "1048576", "largest accepted request body in bytes", func(c *raw) *string { return &c.maxBody }},
 }
@@ -114,6 +118,13 @@ func Bind(fs *flag.FlagSet, getenv func(string) string) (cfg *Config, finish fun
 			problems = append(problems, fmt.Sprintf("max body bytes %q must be a number from 1024 to 67108864", r.maxBody))
 		}
 		cfg.MaxBodyBytes = n
+		switch r.webhooksHTTP {
+		case "true":
+			cfg.WebhooksAllowHTTPLoopback = true
+		case "false":
+		default:
+			problems = append(problems, fmt.Sprintf("webhooks allow http loopback %q must be true or false", r.webhooksHTTP))
+		}
 		return problems
 	}
 }

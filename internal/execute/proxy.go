@@ -162,3 +162,57 @@ func proxyBody(r *response) any {
 	}
 	return map[string]string{"contentType": r.ContentType, "base64": base64.StdEncoding.EncodeToString(r.Body)}
 }
+
+// CallAPI sends one request to the API of a connection's connector with its
+// credential, for Switchboard's own use (registering a provider webhook).
+// body is sent as JSON, or as a form when form is true.
+func (e *Executor) CallAPI(ctx context.Context, projectID, connectionID, method, path string, body any, form bool) (any, error) {
+	conn, err := e.store.GetConnection(ctx, projectID, connectionID)
+	if err != nil {
+		return nil, err
+	}
+	con, ok := e.catalog.Connector(conn.ConnectorID)
+	if !ok {
+		return nil, apierr.New(apierr.ConnectorUnavailable, "connector %s is not available", conn.ConnectorID)
+	}
+	cred, err := e.accounts.Open(conn)
+	if err != nil {
+		return nil, err
+	}
+	base, err := baseURL(con, cred.Connection)
+	if err != nil {
+		return nil, err
+	}
+	target, err := ProxyURL(base, path)
+	if err != nil {
+		return nil, err
+	}
+	out := &outgoing{Method: method, URL: target, Header: http.Header{}, Service: con.ID}
+	for k, v := range con.API.Headers {
+		out.Header.Set(k, v)
+	}
+	out.Header.Set("Accept", "application/json")
+	if body != nil {
+		if form {
+			values := url.Values{}
+			flattenForm(values, "", body)
+			out.Body = []byte(values.Encode())
+			out.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		} else {
+			b, err := json.Marshal(body)
+			if err != nil {
+				return nil, err
+			}
+			out.Body = b
+			out.Header.Set("Content-Type", "application/json")
+		}
+	}
+	resp, err := e.send(ctx, out, conn, cred, con)
+	if err != nil {
+		return nil, err
+	}
+	return decodeBody(resp), nil
+}
+
+// SelectPath walks a dotted path into a decoded JSON value.
+func SelectPath(v any, path string) any { return selectPath(v, path) }

@@ -23,6 +23,14 @@ func (s *Server) routesV1(mux *http.ServeMux) {
 	s.route(mux, "POST /v1/connect-links", s.handleConnectLinkCreate)
 	s.route(mux, "POST /v1/mcp/{slug}/{userId}", s.handleEndpointMCP)
 	s.route(mux, "POST /v1/mcp/{slug}", s.handleEndpointMCP)
+	s.route(mux, "GET /v1/triggers", s.handleTriggerList)
+	s.route(mux, "POST /v1/triggers", s.handleTriggerCreate)
+	s.route(mux, "DELETE /v1/triggers/{id}", s.handleTriggerDelete)
+	s.route(mux, "GET /v1/webhooks", s.handleWebhookList)
+	s.route(mux, "POST /v1/webhooks", s.handleWebhookCreate)
+	s.route(mux, "DELETE /v1/webhooks/{id}", s.handleWebhookDelete)
+	s.route(mux, "GET /v1/webhooks/{id}/deliveries", s.handleDeliveryList)
+	s.route(mux, "POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry", s.handleDeliveryRetry)
 }
 
 // routesPublic registers the routes that need no API key (SPEC.md 4.9).
@@ -30,6 +38,7 @@ func (s *Server) routesPublic(mux *http.ServeMux) {
 	s.route(mux, "GET /health", s.handleHealth)
 	s.route(mux, "GET /api/catalog", s.handlePublicCatalog)
 	s.route(mux, "GET /api/catalog/{connectorId}", s.handlePublicCatalogGet)
+	s.route(mux, "POST /api/triggers/{token}", s.handleTriggerIngress)
 	s.routesAssets(mux, "/assets")
 }
 

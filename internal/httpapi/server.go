@@ -19,6 +19,8 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/trigger"
+	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
 // Options configure a Server.
@@ -33,6 +35,9 @@ type Options struct {
 	Sessions *session.Service
 	MCP      *mcpserver.Server
 	Links    *connect.Service
+	// Triggers and Webhooks serve triggers, their ingress and webhook endpoints.
+	Triggers *trigger.Service
+	Webhooks *webhook.Service
 	// Logos holds logos/<connector id>.svg.
 	Logos fs.FS
 	// BaseURL, WebURL and AssetsURL are the public addresses of {base_url},
@@ -56,6 +61,8 @@ type Server struct {
 	sessions  *session.Service
 	mcp       *mcpserver.Server
 	links     *connect.Service
+	triggers  *trigger.Service
+	webhooks  *webhook.Service
 	logos     fs.FS
 	baseURL   string
 	webURL    string
@@ -68,7 +75,8 @@ type Server struct {
 func New(o Options) *Server {
 	s := &Server{
 		store: o.Store, log: o.Logger, catalog: o.Catalog, accounts: o.Accounts, executor: o.Executor,
-		sessions: o.Sessions, mcp: o.MCP, links: o.Links, logos: o.Logos,
+		sessions: o.Sessions, mcp: o.MCP, links: o.Links,
+		triggers: o.Triggers, webhooks: o.Webhooks, logos: o.Logos,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
 		maxBody: o.MaxBodyBytes, now: o.Now,
 	}

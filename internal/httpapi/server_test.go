@@ -30,6 +30,8 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/store/storetest"
+	"github.com/switchboard-gw/switchboard/internal/trigger"
+	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
 // syncBuffer is a log sink safe for concurrent writes.
@@ -75,6 +77,8 @@ type fixture struct {
 	keyID   string
 	// providerHost is the fake provider's host:port.
 	providerHost string
+	// worker sends webhook deliveries when a test runs it.
+	worker *webhook.Worker
 }
 
 func setup(t *testing.T) *fixture { return setupOn(t, storetest.OpenSQLite) }
@@ -99,11 +103,15 @@ func setupOn(t *testing.T, open storetest.Opener) *fixture {
 	guard := netguard.New(netguard.Options{AllowLoopback: true, TLSConfig: &tls.Config{RootCAs: pool}})
 	exec := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Client: guard.Client(), Logger: log, Now: clock.Now})
 	links := connect.NewService(st, cat, "http://web.sb.test", clock.Now)
+	worker := webhook.NewWorker(st, ring, netguard.New(netguard.Options{AllowLoopback: true}).Client(), log, clock.Now)
+	webhooks := webhook.NewService(st, ring, true, worker.Notify)
+	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Accounts: accounts, Executor: exec,
+		Logger: log, BaseURL: "http://sb.test", Notify: worker.Notify, Now: clock.Now})
 	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: exec, Links: links,
 		BaseURL: "http://sb.test", Now: clock.Now})
 	srv := New(Options{
 		Store: st, Logger: log, Catalog: cat, Logos: testCatalogFS, Accounts: accounts, Executor: exec,
-		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links,
+		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Triggers: triggers, Webhooks: webhooks,
 		BaseURL: "http://sb.test", WebURL: "http://web.sb.test", Now: clock.Now,
 	})
 	ctx := context.Background()
@@ -117,8 +125,11 @@ func setupOn(t *testing.T, open storetest.Opener) *fixture {
 		t.Fatal(err)
 	}
 	return &fixture{t: t, srv: srv, h: srv.Handler(), store: st, clock: clock, logs: logs, project: p, key: key, keyID: k.ID,
-		providerHost: strings.TrimPrefix(provider.URL, "https://")}
+		providerHost: strings.TrimPrefix(provider.URL, "https://"), worker: worker}
 }
+
+// fakeHooks records the hook registrations fakeDelta received.
+var fakeHooks sync.Map
 
 // fakeDelta answers like the delta provider: it requires the bearer key
 // "delta-secret-key" and echoes what it got.
@@ -130,6 +141,13 @@ func fakeDelta(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case r.URL.Path == "/v1/hooks" && r.Method == "POST":
+		body, _ := io.ReadAll(r.Body)
+		fakeHooks.Store(string(body), true)
+		_, _ = io.WriteString(w, `{"hook":{"id":"hk_77"}}`)
+	case r.URL.Path == "/v1/hooks/hk_77" && r.Method == "DELETE":
+		fakeHooks.Store("deleted hk_77", true)
+		w.WriteHeader(204)
 	case r.URL.Path == "/v1/tasks/missing":
 		w.WriteHeader(404)
 		_, _ = io.WriteString(w, `{"error":"no such task"}`)

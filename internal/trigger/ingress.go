@@ -1,0 +1,204 @@
+package trigger
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/secret"
+	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/webhook"
+)
+
+// Limits of SPEC.md 4.9.
+const (
+	MaxBodyBytes     = 1_000_000
+	MaxPerMinute     = 600
+	eventTriggerFire = webhook.EventTriggerFired
+)
+
+func hashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// Answer is what the ingress route replies: a status and, for a handshake,
+// a body; never a JSON error envelope.
+type Answer struct {
+	Status      int
+	Body        string
+	ContentType string
+	Header      map[string]string
+}
+
+func status(code int) Answer { return Answer{Status: code} }
+
+// Ingress handles one provider delivery to /api/triggers/<token> (the body
+// already read, no more than MaxBodyBytes).
+func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer, error) {
+	t, err := s.Store.TriggerByToken(ctx, hashToken(token))
+	if errors.Is(err, store.ErrNotFound) {
+		return status(http.StatusNotFound), nil
+	}
+	if err != nil {
+		return Answer{}, err
+	}
+	hits, err := s.Store.CountTriggerHit(ctx, t.ID)
+	if err != nil {
+		return Answer{}, err
+	}
+	if hits > MaxPerMinute {
+		return Answer{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "60"}}, nil
+	}
+	def, ok := s.Catalog.Trigger(t.Event)
+	if !ok {
+		return status(http.StatusNotFound), nil
+	}
+	// Asana hands the secret over once, in an unsigned handshake, before any event.
+	if hs := d.Header.Get("X-Hook-Secret"); hs != "" && def.Verification == "asana" && len(t.Secret) == 0 {
+		sealed, err := s.seal(t.ID, hs)
+		if err != nil {
+			return Answer{}, err
+		}
+		if err := s.Store.SetTriggerSecret(ctx, t.ID, sealed); err != nil {
+			return Answer{}, err
+		}
+		return Answer{Status: http.StatusOK, Header: map[string]string{"X-Hook-Secret": hs}}, nil
+	}
+	if len(t.Secret) == 0 {
+		return status(http.StatusUnauthorized), nil
+	}
+	plain, err := s.Keyring.Open(t.Secret, secret.AAD(PurposeSecret, t.ID))
+	if err != nil {
+		s.Logger.ErrorContext(ctx, "a trigger secret cannot be opened; the provider will retry", "trigger_id", t.ID)
+		return status(http.StatusServiceUnavailable), nil
+	}
+	verify, ok := verifiers[def.Verification]
+	if !ok {
+		return Answer{}, fmt.Errorf("trigger: no verifier for scheme %s", def.Verification)
+	}
+	digest, err := verify(d, string(plain), s.Now())
+	switch {
+	case errors.Is(err, errStale):
+		return status(http.StatusBadRequest), nil
+	case err != nil:
+		return status(http.StatusUnauthorized), nil
+	}
+	body := decode(d)
+	if a, ok := handshake(def, body, string(plain)); ok {
+		return a, nil
+	}
+	if !matches(def.Match, d.Header, body) {
+		return status(http.StatusOK), nil // acknowledged, not this trigger's event
+	}
+	payload := json.RawMessage(d.Body)
+	if !json.Valid(d.Body) {
+		payload, _ = json.Marshal(body)
+	}
+	ids, err := s.Store.FireTrigger(ctx, t, digest, eventTriggerFire, func() ([]byte, error) {
+		var user *string
+		if t.UserID != "" {
+			u := t.UserID
+			user = &u
+		}
+		return json.Marshal(webhook.Event{Type: eventTriggerFire, ID: "evt_" + store.NewID(), Timestamp: s.Now().UTC(),
+			Data: webhook.EventData{TriggerID: t.ID, ConnectionID: t.ConnectionID, ConnectorID: t.ConnectorID, UserID: user,
+				Event: t.Event, Payload: payload}})
+	})
+	if errors.Is(err, store.ErrReplayed) {
+		return status(http.StatusBadRequest), nil
+	}
+	if err != nil {
+		return Answer{}, err
+	}
+	if len(ids) > 0 {
+		s.Notify()
+	}
+	return status(http.StatusOK), nil
+}
+
+// decode reads a delivery body: JSON, or a form (Twilio) as an object of strings.
+func decode(d Delivery) any {
+	var v any
+	if json.Unmarshal(d.Body, &v) == nil {
+		return v
+	}
+	form, err := url.ParseQuery(string(d.Body))
+	if err != nil {
+		return nil
+	}
+	out := map[string]any{}
+	for k, vs := range form {
+		out[k] = vs[0]
+	}
+	return out
+}
+
+// handshake answers the URL-verification requests providers send when a
+// webhook is set up: Slack's challenge (as text) and Zoom's url_validation.
+func handshake(def *catalog.Trigger, body any, secretValue string) (Answer, bool) {
+	m, _ := body.(map[string]any)
+	if m == nil {
+		return Answer{}, false
+	}
+	switch def.Verification {
+	case "slack_v0":
+		if m["type"] == "url_verification" {
+			c, _ := m["challenge"].(string)
+			return Answer{Status: http.StatusOK, Body: c, ContentType: "text/plain; charset=utf-8"}, true
+		}
+	case "zoom":
+		if m["event"] == "endpoint.url_validation" {
+			p, _ := m["payload"].(map[string]any)
+			plain, _ := p["plainToken"].(string)
+			h := hmac.New(sha256.New, []byte(secretValue))
+			h.Write([]byte(plain))
+			b, _ := json.Marshal(map[string]string{"plainToken": plain, "encryptedToken": hex.EncodeToString(h.Sum(nil))})
+			return Answer{Status: http.StatusOK, Body: string(b), ContentType: "application/json"}, true
+		}
+	}
+	return Answer{}, false
+}
+
+// matches applies a trigger's selectors: every header equals its value and
+// every dotted body path equals its value.
+func matches(m catalog.Match, h http.Header, body any) bool {
+	for k, v := range m.Headers {
+		if h.Get(k) != v {
+			return false
+		}
+	}
+	for path, want := range m.Body {
+		got := lookup(body, path)
+		if got == nil || fmt.Sprint(got) != want {
+			return false
+		}
+	}
+	return true
+}
+
+func lookup(v any, path string) any {
+	for _, part := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[part]
+		case []any:
+			var i int
+			if _, err := fmt.Sscan(part, &i); err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}

@@ -1,0 +1,150 @@
+package webhook
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"net/netip"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/secret"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// EventTriggerFired is the only event kind (SPEC.md 6).
+const EventTriggerFired = "trigger.fired"
+
+// PurposeSecret binds a sealed webhook secret to its row.
+const PurposeSecret = "webhook.secret"
+
+// Service manages a project's webhook endpoints.
+type Service struct {
+	store   *store.Store
+	keyring *secret.Keyring
+	// allowHTTPLoopback lets development point a webhook at http://localhost.
+	allowHTTPLoopback bool
+	notify            func()
+}
+
+// NewService returns a Service. notify (may be nil) wakes the local worker
+// when deliveries are enqueued.
+func NewService(st *store.Store, ring *secret.Keyring, allowHTTPLoopback bool, notify func()) *Service {
+	if notify == nil {
+		notify = func() {}
+	}
+	return &Service{store: st, keyring: ring, allowHTTPLoopback: allowHTTPLoopback, notify: notify}
+}
+
+// Created is a new webhook with its signing secret, shown this once.
+type Created struct {
+	store.Webhook
+	Secret string
+}
+
+// Create registers an endpoint. URLs must be https; plain http only to a
+// loopback host and only when configuration allows it.
+func (s *Service) Create(ctx context.Context, projectID, rawURL string, events []string, description string) (Created, error) {
+	var issues apierr.Issues
+	u, err := url.Parse(rawURL)
+	switch {
+	case rawURL == "":
+		issues.Add(apierr.IssueRequired, []any{"url"}, "is required")
+	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+		issues.Add(apierr.IssueInvalidValue, []any{"url"}, "must be an absolute https URL")
+	case u.Scheme == "http" && !(s.allowHTTPLoopback && isLoopback(u.Hostname())):
+		issues.Add(apierr.IssueInvalidValue, []any{"url"}, "must use https (plain http is allowed only to loopback, when the server allows it for development)")
+	case u.User != nil:
+		issues.Add(apierr.IssueInvalidValue, []any{"url"}, "must not carry credentials")
+	}
+	if events == nil {
+		events = []string{EventTriggerFired}
+	}
+	if len(events) == 0 {
+		issues.Add(apierr.IssueTooSmall, []any{"events"}, "must name at least one event")
+	}
+	for i, e := range events {
+		if e != EventTriggerFired {
+			issues.Add(apierr.IssueInvalidValue, []any{"events", i}, "%q is not an event; the only one is trigger.fired", e)
+		}
+	}
+	if len(description) > 500 {
+		issues.Add(apierr.IssueTooBig, []any{"description"}, "must be at most 500 characters")
+	}
+	if err := issues.Err(); err != nil {
+		return Created{}, err
+	}
+	raw := make([]byte, 24)
+	if _, err := rand.Read(raw); err != nil {
+		return Created{}, err
+	}
+	plain := SecretPrefix + base64.StdEncoding.EncodeToString(raw)
+	w := store.Webhook{ID: store.NewID(), ProjectID: projectID, URL: rawURL, Events: slices.Compact(events), Description: description}
+	if w.Secret, err = s.keyring.Seal([]byte(plain), secret.AAD(PurposeSecret, w.ID)); err != nil {
+		return Created{}, err
+	}
+	w, err = s.store.CreateWebhook(ctx, w)
+	if err != nil {
+		return Created{}, err
+	}
+	return Created{Webhook: w, Secret: plain}, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
+}
+
+// Get returns a project's webhook; unknown is 404 NOT_FOUND.
+func (s *Service) Get(ctx context.Context, projectID, id string) (store.Webhook, error) {
+	w, err := s.store.GetWebhook(ctx, projectID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Webhook{}, apierr.New(apierr.NotFound, "no webhook %s in this project", id)
+	}
+	return w, err
+}
+
+// Delete removes a webhook and its delivery log.
+func (s *Service) Delete(ctx context.Context, projectID, id string) error {
+	err := s.store.DeleteWebhook(ctx, projectID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return apierr.New(apierr.NotFound, "no webhook %s in this project", id)
+	}
+	return err
+}
+
+// Retry queues a delivery again now.
+func (s *Service) Retry(ctx context.Context, projectID, webhookID, deliveryID string) error {
+	err := s.store.RetryDelivery(ctx, projectID, webhookID, deliveryID)
+	if errors.Is(err, store.ErrNotFound) {
+		return apierr.New(apierr.NotFound, "no delivery %s of webhook %s", deliveryID, webhookID)
+	}
+	if err == nil {
+		s.notify()
+	}
+	return err
+}
+
+// Deliveries returns a webhook's recent deliveries.
+func (s *Service) Deliveries(ctx context.Context, projectID, webhookID string) ([]store.Delivery, error) {
+	if _, err := s.Get(ctx, projectID, webhookID); err != nil {
+		return nil, err
+	}
+	return s.store.ListDeliveries(ctx, projectID, webhookID, 100)
+}
+
+// openSecret opens a webhook's signing secret.
+func openSecret(ring *secret.Keyring, w store.Webhook) (string, error) {
+	plain, err := ring.Open(w.Secret, secret.AAD(PurposeSecret, w.ID))
+	return string(plain), err
+}
+
+// Schedule is the retry back-off of DESIGN.md section 4: the wait before
+// attempt 2, 3, … (jitter is added).
+var Schedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
