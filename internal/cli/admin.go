@@ -52,6 +52,8 @@ func (p *Program) admin(ctx context.Context, args []string) error {
 		return p.adminGlobal(ctx, args[2:], false)
 	case "endpoint create", "endpoint list", "endpoint update", "endpoint delete":
 		return p.adminEndpoint(ctx, args[1], args[2:])
+	case "webhook create", "webhook list", "webhook delete":
+		return p.adminWebhook(ctx, args[1], args[2:])
 	}
 	return usagef("unknown admin command %q; run 'switchboard help'", args[0]+" "+args[1])
 }

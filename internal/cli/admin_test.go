@@ -255,3 +255,25 @@ func TestAdminEndpoint_CreateListUpdateDelete(t *testing.T) {
 		t.Fatalf("delete twice: %d", code)
 	}
 }
+
+func TestAdminWebhook_CreateListDelete(t *testing.T) {
+	t.Parallel()
+	env := dbEnv(t)
+	_, out, _ := runCLI(t, env, "admin", "project", "create", "p", "--json")
+	var proj struct{ ID string }
+	_ = json.Unmarshal([]byte(out), &proj)
+	code, out, stderr := runCLI(t, env, "admin", "webhook", "create", "--project", proj.ID, "--url", "https://hooks.example.com/x", "--json")
+	var w struct{ ID, Secret string }
+	if code != 0 || json.Unmarshal([]byte(out), &w) != nil || !strings.HasPrefix(w.Secret, "whsec_") {
+		t.Fatalf("create: %d %s %s", code, out, stderr)
+	}
+	if code, _, stderr := runCLI(t, env, "admin", "webhook", "create", "--project", proj.ID, "--url", "http://hooks.example.com/x"); code != exitError || !strings.Contains(stderr, "https") {
+		t.Fatalf("http url: %d %s", code, stderr)
+	}
+	if code, out, _ := runCLI(t, env, "admin", "webhook", "list", "--project", proj.ID, "--json"); code != 0 || !strings.Contains(out, w.ID) || strings.Contains(out, w.Secret) {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	if code, _, _ := runCLI(t, env, "admin", "webhook", "delete", "--project", proj.ID, w.ID); code != 0 {
+		t.Fatalf("delete: %d", code)
+	}
+}

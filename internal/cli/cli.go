@@ -62,6 +62,7 @@ Usage:
   switchboard admin endpoint create --project ID --slug SLUG [--connectors …] [--actions …] [--mode tools|meta]
       [--read-only] [--max-data-class …] [--require-user] [--allow-global-accounts]
   switchboard admin endpoint list --project ID | update --slug SLUG … | delete SLUG
+  switchboard admin webhook create --project ID --url URL [--description …] | list --project ID | delete --project ID ID
   switchboard catalog export [--format catalog|spec-match]
   switchboard catalog check [--dir catalog] [--only IDS] [--shared ../shared]
   switchboard version

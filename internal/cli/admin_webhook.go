@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/switchboard-gw/switchboard/internal/webhook"
+)
+
+// adminWebhook runs `admin webhook create|list|delete`, the CLI form of /v1/webhooks.
+func (p *Program) adminWebhook(ctx context.Context, verb string, args []string) error {
+	a := p.adminFlags("webhook " + verb)
+	projectID := a.fs.String("project", "", "project id (required)")
+	urlFlag := a.fs.String("url", "", "endpoint URL (https; http only to loopback when allowed)")
+	description := a.fs.String("description", "", "what the endpoint is for")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if *projectID == "" {
+		return usagef("usage: switchboard admin webhook create --project ID --url URL [--description …] | list --project ID | delete --project ID WEBHOOK_ID")
+	}
+	st, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := requireProject(ctx, st, *projectID); err != nil {
+		return err
+	}
+	ring, err := loadKeyring(a.cfg, discardLogger())
+	if err != nil {
+		return err
+	}
+	svc := webhook.NewService(st, ring, a.cfg.WebhooksAllowHTTPLoopback, nil)
+	switch verb {
+	case "create":
+		if len(pos) > 0 {
+			return usagef("webhook create takes no arguments")
+		}
+		c, err := svc.Create(ctx, *projectID, *urlFlag, nil, *description)
+		if err != nil {
+			return err
+		}
+		if *a.asJSON {
+			return printJSON(p.Stdout, map[string]any{"id": c.ID, "url": c.URL, "events": c.Events, "secret": c.Secret})
+		}
+		fmt.Fprintf(p.Stdout, "created webhook %s for %s\nsigning secret (shown once): %s\n", c.ID, c.URL, c.Secret)
+		return nil
+	case "list":
+		list, err := st.ListWebhooks(ctx, *projectID)
+		if err != nil {
+			return err
+		}
+		type row struct {
+			ID       string   `json:"id"`
+			URL      string   `json:"url"`
+			Events   []string `json:"events"`
+			Disabled bool     `json:"disabled"`
+		}
+		rows := []row{}
+		for _, w := range list {
+			rows = append(rows, row{w.ID, w.URL, w.Events, w.DisabledAt != nil})
+		}
+		if *a.asJSON {
+			return printJSON(p.Stdout, rows)
+		}
+		tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tURL\tDISABLED")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%v\n", r.ID, r.URL, r.Disabled)
+		}
+		return tw.Flush()
+	case "delete":
+		if len(pos) != 1 {
+			return usagef("usage: switchboard admin webhook delete --project ID WEBHOOK_ID")
+		}
+		if err := svc.Delete(ctx, *projectID, pos[0]); err != nil {
+			return err
+		}
+		if *a.asJSON {
+			return printJSON(p.Stdout, map[string]any{"id": pos[0], "deleted": true})
+		}
+		fmt.Fprintf(p.Stdout, "deleted webhook %s\n", pos[0])
+		return nil
+	}
+	return usagef("unknown webhook command %q", verb)
+}
