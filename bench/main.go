@@ -12,7 +12,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"database/sql"
@@ -33,6 +35,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -52,6 +55,8 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/trigger"
+	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
 //go:embed catalog
@@ -90,7 +95,13 @@ type stack struct {
 	key       string
 	sessionID string
 	searchID  string
-	cleanup   []func()
+	// ingressPaths are the triggers' ingress paths (several, since one
+	// trigger takes at most 600 events a minute); received counts
+	// deliveries the receiver verified.
+	ingressPaths []string
+	received    atomic.Int64
+	worker      *webhook.Worker
+	cleanup     []func()
 }
 
 func run() int {
@@ -138,15 +149,28 @@ func run() int {
 			results = append(results, measure(st.client, p.name, p.req, *n, c))
 		}
 	}
+	ingress := Ingress{}
+	if *only == "" || strings.Contains("trigger ingress", *only) {
+		ingress = st.measureIngress(*n, *conc)
+	}
 	ratios := ratiosOf(results, *conc)
+	ratios["ingressEventsPerSecond"] = ingress.EventsPerSecond
 	printTable(results, ratios, *pg != "")
+	if ingress.Events > 0 {
+		fmt.Printf("trigger ingress -> delivered webhooks:     %.0f events/s, %d sent, %d delivered, %d lost (budget: 1000 events/s, none lost)\n",
+			ingress.EventsPerSecond, ingress.Events, ingress.Delivered, int64(ingress.Events)-ingress.Delivered)
+	}
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(map[string]any{"database": dbName(*pg), "goVersion": runtime.Version(), "cpus": runtime.NumCPU(),
-			"results": results, "ratios": ratios}, "", "  ")
+			"results": results, "ratios": ratios, "ingress": ingress}, "", "  ")
 		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			return 1
 		}
+	}
+	if ingress.Failed > 0 || ingress.Delivered < int64(ingress.Events) {
+		fmt.Fprintf(os.Stderr, "bench: trigger ingress: %d failed, %d of %d delivered\n", ingress.Failed, ingress.Delivered, ingress.Events)
+		return 1
 	}
 	for _, r := range results {
 		if r.Failed > 0 {
@@ -236,6 +260,43 @@ func measure(client *http.Client, name string, req func() *http.Request, n, c in
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	return Result{Path: name, Concurrency: c, Requests: n, Failed: failed, RPS: float64(n) / total.Seconds(),
 		P50ms: ms(lat[n/2]), P99ms: ms(lat[n*99/100])}
+}
+
+// Ingress is the trigger ingress measurement: signed provider events posted
+// at concurrency, until every resulting webhook delivery was received.
+type Ingress struct {
+	Events          int     `json:"events"`
+	Failed          int64   `json:"failedPosts"`
+	Delivered       int64   `json:"delivered"`
+	Seconds         float64 `json:"seconds"`
+	EventsPerSecond float64 `json:"eventsPerSecond"`
+}
+
+func (s *stack) measureIngress(n, c int) Ingress {
+	body := []byte(`{"action":"created","item":{"id":"itm_1","name":"benchmark item"}}`)
+	m := hmac.New(sha256.New, []byte("bench-trigger-secret"))
+	m.Write(body)
+	sig := "sha256=" + hex.EncodeToString(m.Sum(nil))
+	var next atomic.Int64
+	req := func() *http.Request {
+		path := s.ingressPaths[int(next.Add(1))%len(s.ingressPaths)]
+		r, _ := http.NewRequest("POST", s.api.URL+path, bytes.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("X-Hub-Signature-256", sig)
+		return r
+	}
+	if n > 500*len(s.ingressPaths) {
+		n = 500 * len(s.ingressPaths) // stay under each trigger's 600 a minute
+	}
+	start := time.Now()
+	_, failed, _ := drive(s.client, req, n, c)
+	deadline := time.Now().Add(60 * time.Second)
+	for s.received.Load() < int64(n) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	took := time.Since(start)
+	got := s.received.Load()
+	return Ingress{Events: n, Failed: failed, Delivered: got, Seconds: took.Seconds(), EventsPerSecond: float64(got) / took.Seconds()}
 }
 
 func find(rs []Result, name string, c int) Result {
@@ -342,8 +403,17 @@ func newStack(pgURL string, conc int) (*stack, error) {
 	s.cleanup = append(s.cleanup, func() { exec.Close(context.Background()) })
 	links := connect.NewService(st, cat, "http://localhost", nil)
 	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: exec, Links: links, BaseURL: "http://localhost"})
+	s.worker = webhook.NewWorker(st, ring, netguard.New(netguard.Options{AllowLoopback: true}).Client(), log, nil)
+	s.worker.Poll = 50 * time.Millisecond
+	s.worker.Batch = 256
+	workerCtx, stopWorker := context.WithCancel(ctx)
+	go s.worker.Run(workerCtx)
+	s.cleanup = append(s.cleanup, stopWorker)
+	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Accounts: accounts, Executor: exec,
+		BaseURL: "http://localhost", Notify: s.worker.Notify, Logger: log})
 	api := httpapi.New(httpapi.Options{Store: st, Logger: log, Catalog: cat, Accounts: accounts, Executor: exec,
-		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, BaseURL: "http://localhost", WebURL: "http://localhost"})
+		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Triggers: triggers,
+		BaseURL: "http://localhost", WebURL: "http://localhost"})
 	s.api = httptest.NewServer(api.Handler())
 	s.mcpHost = httptest.NewServer(api.MCPHandler())
 	s.cleanup = append(s.cleanup, s.api.Close, s.mcpHost.Close)
@@ -378,6 +448,32 @@ func newStack(pgURL string, conc int) (*stack, error) {
 	if _, err := st.CreateEndpoint(ctx, rec); err != nil {
 		return nil, err
 	}
+	// Trigger ingress: a receiver that verifies each delivery, a project
+	// webhook for it, a manual trigger, and a delivery worker.
+	receiver := httptest.NewServer(nil)
+	s.cleanup = append(s.cleanup, receiver.Close)
+	webhooks := webhook.NewService(st, ring, true, nil)
+	hook, err := webhooks.Create(ctx, proj.ID, receiver.URL+"/hook", nil, "bench")
+	if err != nil {
+		return nil, err
+	}
+	receiver.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		ts, _ := strconv.ParseInt(r.Header.Get("webhook-timestamp"), 10, 64)
+		if webhook.Verify(hook.Secret, r.Header.Get("webhook-id"), ts, b, r.Header.Get("webhook-signature")) {
+			s.received.Add(1)
+		}
+	})
+	conns, _ := st.ListConnections(ctx, proj.ID, "bench")
+	secretValue := "bench-trigger-secret"
+	for range 20 {
+		tr, err := triggers.Create(ctx, proj.ID, trigger.CreateRequest{ConnectionID: conns[0].ID, Event: "benchapi_item_created", Secret: &secretValue})
+		if err != nil {
+			return nil, err
+		}
+		s.ingressPaths = append(s.ingressPaths, strings.TrimPrefix(tr.URL, "http://localhost"))
+	}
+
 	s.client = &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConf, MaxIdleConns: conc * 4, MaxIdleConnsPerHost: conc * 2}}
 	return s, nil
 }
