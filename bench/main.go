@@ -99,9 +99,9 @@ type stack struct {
 	// trigger takes at most 600 events a minute); received counts
 	// deliveries the receiver verified.
 	ingressPaths []string
-	received    atomic.Int64
-	worker      *webhook.Worker
-	cleanup     []func()
+	received     atomic.Int64
+	worker       *webhook.Worker
+	cleanup      []func()
 }
 
 func run() int {

@@ -18,7 +18,6 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
-
 func sum256(key string, parts ...string) []byte {
 	m := hmac.New(sha256.New, []byte(key))
 	for _, p := range parts {
@@ -53,10 +52,18 @@ var signers = map[string]signer{
 	"intercom_hmac_sha1": func(d *Delivery, s string, _ time.Time) {
 		d.Header.Set("X-Hub-Signature", "sha1="+hex.EncodeToString(sum1(s, string(d.Body))))
 	},
-	"linear_hmac": func(d *Delivery, s string, _ time.Time) { d.Header.Set("Linear-Signature", hex.EncodeToString(sum256(s, string(d.Body)))) },
-	"sentry":      func(d *Delivery, s string, _ time.Time) { d.Header.Set("Sentry-Hook-Signature", hex.EncodeToString(sum256(s, string(d.Body)))) },
-	"clickup":     func(d *Delivery, s string, _ time.Time) { d.Header.Set("X-Signature", hex.EncodeToString(sum256(s, string(d.Body)))) },
-	"asana":       func(d *Delivery, s string, _ time.Time) { d.Header.Set("X-Hook-Signature", hex.EncodeToString(sum256(s, string(d.Body)))) },
+	"linear_hmac": func(d *Delivery, s string, _ time.Time) {
+		d.Header.Set("Linear-Signature", hex.EncodeToString(sum256(s, string(d.Body))))
+	},
+	"sentry": func(d *Delivery, s string, _ time.Time) {
+		d.Header.Set("Sentry-Hook-Signature", hex.EncodeToString(sum256(s, string(d.Body))))
+	},
+	"clickup": func(d *Delivery, s string, _ time.Time) {
+		d.Header.Set("X-Signature", hex.EncodeToString(sum256(s, string(d.Body))))
+	},
+	"asana": func(d *Delivery, s string, _ time.Time) {
+		d.Header.Set("X-Hook-Signature", hex.EncodeToString(sum256(s, string(d.Body))))
+	},
 	"shopify_hmac": func(d *Delivery, s string, _ time.Time) {
 		d.Header.Set("X-Shopify-Hmac-Sha256", base64.StdEncoding.EncodeToString(sum256(s, string(d.Body))))
 	},
