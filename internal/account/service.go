@@ -316,3 +316,18 @@ func (s *Service) Delete(ctx context.Context, projectID, id string) error {
 	}
 	return err
 }
+
+// PublicView is an account as the hosted Connect page shows it to its user.
+type PublicView struct {
+	ID          string  `json:"id"`
+	ConnectorID string  `json:"connectorId"`
+	Name        string  `json:"name"`
+	Label       *string `json:"label"`
+	Status      string  `json:"status"`
+	IsDefault   bool    `json:"isDefault"`
+}
+
+// Public returns the page's view of an account: never its credential.
+func Public(c store.Connection) PublicView {
+	return PublicView{ID: c.ID, ConnectorID: c.ConnectorID, Name: c.Name, Label: c.Label, Status: c.Status, IsDefault: c.IsDefault}
+}

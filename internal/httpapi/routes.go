@@ -39,6 +39,16 @@ func (s *Server) routesPublic(mux *http.ServeMux) {
 	s.route(mux, "GET /api/catalog", s.handlePublicCatalog)
 	s.route(mux, "GET /api/catalog/{connectorId}", s.handlePublicCatalogGet)
 	s.route(mux, "POST /api/triggers/{token}", s.handleTriggerIngress)
+	s.route(mux, "GET /connect/{token}", s.handleConnectPage)
+	s.route(mux, "GET /connect/static/{file}", s.handleConnectStatic)
+	s.route(mux, "GET /api/connect/{token}", s.handleConnectGet)
+	s.route(mux, "POST /api/connect/{token}/authorize", s.handleConnectAuthorize)
+	s.route(mux, "POST /api/connect/{token}/accounts", s.handleConnectAccounts)
+	s.route(mux, "GET /api/connect/{token}/connections", s.handleConnectConnections)
+	s.route(mux, "PATCH /api/connect/{token}/connections/{id}", s.handleConnectRename)
+	s.route(mux, "DELETE /api/connect/{token}/connections/{id}", s.handleConnectRemove)
+	s.route(mux, "OPTIONS /api/connect/", s.handleConnectPreflight)
+	s.route(mux, "GET /api/oauth/callback", s.handleOAuthCallback)
 	s.routesAssets(mux, "/assets")
 }
 
@@ -46,5 +56,6 @@ func (s *Server) routesPublic(mux *http.ServeMux) {
 // host, the root on the assets host.
 func (s *Server) routesAssets(mux *http.ServeMux, prefix string) {
 	s.route(mux, "GET "+prefix+"/logos/{id}", s.handleLogo)
+	s.route(mux, "GET "+prefix+"/projects/{project}/{file}", s.handleProjectAsset)
 	s.route(mux, prefix+"/", s.handleAssetMissing)
 }

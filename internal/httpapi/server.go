@@ -35,6 +35,8 @@ type Options struct {
 	Sessions *session.Service
 	MCP      *mcpserver.Server
 	Links    *connect.Service
+	// Page is the hosted Connect page's backend.
+	Page *connect.Page
 	// Triggers and Webhooks serve triggers, their ingress and webhook endpoints.
 	Triggers *trigger.Service
 	Webhooks *webhook.Service
@@ -61,6 +63,7 @@ type Server struct {
 	sessions  *session.Service
 	mcp       *mcpserver.Server
 	links     *connect.Service
+	page      *connect.Page
 	triggers  *trigger.Service
 	webhooks  *webhook.Service
 	logos     fs.FS
@@ -75,7 +78,7 @@ type Server struct {
 func New(o Options) *Server {
 	s := &Server{
 		store: o.Store, log: o.Logger, catalog: o.Catalog, accounts: o.Accounts, executor: o.Executor,
-		sessions: o.Sessions, mcp: o.MCP, links: o.Links,
+		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page,
 		triggers: o.Triggers, webhooks: o.Webhooks, logos: o.Logos,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
 		maxBody: o.MaxBodyBytes, now: o.Now,

@@ -87,13 +87,18 @@ func setup(t *testing.T) *fixture { return setupOn(t, storetest.OpenSQLite) }
 // (a loopback TLS server) that the delta connector's tools reach.
 func setupOn(t *testing.T, open storetest.Opener) *fixture {
 	t.Helper()
+	provider := httptest.NewTLSServer(http.HandlerFunc(fakeDelta))
+	t.Cleanup(provider.Close)
+	return setupWith(t, open, testCatalog(t), provider)
+}
+
+// setupWith builds the fixture on a given catalog and fake provider.
+func setupWith(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provider *httptest.Server) *fixture {
+	t.Helper()
 	clock := storetest.NewClock()
 	st := open(t, clock.Now)
 	logs := &syncBuffer{}
 	log := logging.New(logs, "json", slog.LevelDebug)
-	cat := testCatalog(t)
-	provider := httptest.NewTLSServer(http.HandlerFunc(fakeDelta))
-	t.Cleanup(provider.Close)
 	pool := x509.NewCertPool()
 	pool.AddCert(provider.Certificate())
 	material := make([]byte, secret.KeySize)
@@ -109,9 +114,11 @@ func setupOn(t *testing.T, open storetest.Opener) *fixture {
 		Logger: log, BaseURL: "http://sb.test", Notify: worker.Notify, Now: clock.Now})
 	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: exec, Links: links,
 		BaseURL: "http://sb.test", Now: clock.Now})
+	page := connect.NewPage(connect.PageOptions{Links: links, Store: st, Catalog: cat, Accounts: accounts, Executor: exec,
+		Keyring: ring, Client: guard.Client(), Logger: log, BaseURL: "http://sb.test", AssetsURL: "http://sb.test/assets", Now: clock.Now})
 	srv := New(Options{
 		Store: st, Logger: log, Catalog: cat, Logos: testCatalogFS, Accounts: accounts, Executor: exec,
-		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Triggers: triggers, Webhooks: webhooks,
+		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Page: page, Triggers: triggers, Webhooks: webhooks,
 		BaseURL: "http://sb.test", WebURL: "http://web.sb.test", Now: clock.Now,
 	})
 	ctx := context.Background()
@@ -412,4 +419,11 @@ func newProjectKey(t *testing.T, f *fixture, projectID string) string {
 		t.Fatal(err)
 	}
 	return key
+}
+
+// decodeMap decodes a JSON object body, or nil.
+func decodeMap(b []byte) map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
 }

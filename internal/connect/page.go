@@ -1,0 +1,722 @@
+package connect
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/switchboard-gw/switchboard/internal/account"
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execute"
+	"github.com/switchboard-gw/switchboard/internal/secret"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// Link states reported by GET /api/connect/:token (SPEC.md 3.2).
+const (
+	StateActive  = "active"
+	StateUsed    = "used"
+	StateExpired = "expired"
+)
+
+// PageOptions configure the hosted Connect page backend.
+type PageOptions struct {
+	Links    *Service
+	Store    *store.Store
+	Catalog  *catalog.Catalog
+	Accounts *account.Service
+	Executor *execute.Executor
+	Keyring  *secret.Keyring
+	// Client is the guarded outbound client used for token exchange.
+	Client *http.Client
+	Logger *slog.Logger
+	// BaseURL is {base_url} (the OAuth callback) and AssetsURL {assets_url}.
+	BaseURL   string
+	AssetsURL string
+	Now       func() time.Time
+}
+
+// Page serves the hosted Connect page's backend: the link's view, storing
+// key or field credentials, and OAuth authorization with its callback.
+type Page struct{ PageOptions }
+
+// NewPage returns a Page.
+func NewPage(o PageOptions) *Page {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Page{PageOptions: o}
+}
+
+// CallbackPath is the OAuth redirect URI's path on {base_url}.
+const CallbackPath = "/api/oauth/callback"
+
+// link resolves a token to its link and state; an unknown token is 404 NOT_FOUND.
+func (p *Page) link(ctx context.Context, token string) (store.ConnectLink, string, error) {
+	l, err := p.Store.ConnectLinkByToken(ctx, HashToken(token))
+	if errors.Is(err, store.ErrNotFound) {
+		return l, "", apierr.New(apierr.NotFound, "this connect link is not valid; ask for a new one")
+	}
+	if err != nil {
+		return l, "", err
+	}
+	switch {
+	case l.UsedAt != nil:
+		return l, StateUsed, nil
+	case !p.Now().Before(l.ExpiresAt):
+		return l, StateExpired, nil
+	}
+	return l, StateActive, nil
+}
+
+// active resolves a token to a link that can still be used.
+func (p *Page) active(ctx context.Context, token string) (store.ConnectLink, error) {
+	l, state, err := p.link(ctx, token)
+	if err != nil {
+		return l, err
+	}
+	switch state {
+	case StateUsed:
+		return l, apierr.New(apierr.LinkUsed, "this connect link was already used; ask for a new one")
+	case StateExpired:
+		return l, apierr.New(apierr.LinkExpired, "this connect link has expired; ask for a new one")
+	}
+	return l, nil
+}
+
+// Field is one input the page shows for a credential.
+type Field struct {
+	Name        string `json:"name"`
+	Label       string `json:"label"`
+	Secret      bool   `json:"secret"`
+	Placeholder string `json:"placeholder,omitempty"`
+	Group       string `json:"group,omitempty"`
+}
+
+// OfferedConfig is an auth config the link offers.
+type OfferedConfig struct {
+	ID     string  `json:"id"`
+	Key    string  `json:"key"`
+	Type   string  `json:"type"`
+	Name   string  `json:"name"`
+	Fields []Field `json:"fields"`
+}
+
+// OfferedConnector is a connector the link offers.
+type OfferedConnector struct {
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Logo        string          `json:"logo"`
+	AuthConfigs []OfferedConfig `json:"authConfigs"`
+}
+
+// Branding is how the page presents the project.
+type Branding struct {
+	Name   string `json:"name"`
+	Accent string `json:"accent"`
+	Logo   string `json:"logo,omitempty"`
+}
+
+// View is GET /api/connect/:token.
+type View struct {
+	Status      string               `json:"status"`
+	ExpiresAt   time.Time            `json:"expiresAt"`
+	Branding    Branding             `json:"branding"`
+	Connectors  []OfferedConnector   `json:"connectors"`
+	Accounts    []account.PublicView `json:"accounts"`
+	SelfManage  bool                 `json:"selfManage"`
+	RedirectURL string               `json:"redirectUrl,omitempty"`
+}
+
+// offered lists what a link offers: its connectors (or every connector the
+// project can connect), each with the auth configs the link allows. OAuth
+// methods need a configured client; the others get implicit configs.
+func (p *Page) offered(ctx context.Context, l store.ConnectLink) ([]OfferedConnector, map[string]store.AuthConfig, error) {
+	configs, err := p.Store.ListAuthConfigs(ctx, l.ProjectID, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	var connectors []*catalog.Connector
+	if len(l.Connectors) > 0 {
+		for _, id := range l.Connectors {
+			if c, ok := p.Catalog.Connector(id); ok {
+				connectors = append(connectors, c)
+			}
+		}
+	} else if len(l.AuthConfigs) > 0 {
+		seen := map[string]bool{}
+		for _, ac := range configs {
+			if slices.Contains(l.AuthConfigs, ac.Key) && !seen[ac.ConnectorID] {
+				if c, ok := p.Catalog.Connector(ac.ConnectorID); ok {
+					connectors = append(connectors, c)
+					seen[c.ID] = true
+				}
+			}
+		}
+	} else {
+		connectors = p.Catalog.Connectors()
+	}
+	byID := map[string]store.AuthConfig{}
+	var out []OfferedConnector
+	for _, c := range connectors {
+		oc := OfferedConnector{ID: c.ID, Name: c.Name, Logo: p.AssetsURL + "/logos/" + c.ID}
+		for i := range c.AuthMethods {
+			m := &c.AuthMethods[i]
+			var cands []store.AuthConfig
+			for _, ac := range configs {
+				if ac.ConnectorID == c.ID && ac.AuthMethodID == m.ID {
+					cands = append(cands, ac)
+				}
+			}
+			if len(cands) == 0 && m.Type != catalog.AuthOAuth2 {
+				if len(l.AuthConfigs) > 0 && !slices.Contains(l.AuthConfigs, c.ID+"_"+m.ID) {
+					continue
+				}
+				ac, err := p.Store.EnsureImplicitAuthConfig(ctx, l.ProjectID, c.ID, c.ID+"_"+m.ID, m.ID, m.Type)
+				if err != nil {
+					return nil, nil, err
+				}
+				cands = append(cands, ac)
+			}
+			for _, ac := range cands {
+				if len(l.AuthConfigs) > 0 && !slices.Contains(l.AuthConfigs, ac.Key) {
+					continue
+				}
+				if m.Type == catalog.AuthOAuth2 && ac.ClientID == "" {
+					continue // no client configured: not offerable
+				}
+				byID[ac.ID] = ac
+				oc.AuthConfigs = append(oc.AuthConfigs, OfferedConfig{ID: ac.ID, Key: ac.Key, Type: m.Type, Name: m.Name, Fields: fieldsOf(c, m)})
+			}
+		}
+		if len(oc.AuthConfigs) > 0 {
+			out = append(out, oc)
+		}
+	}
+	if out == nil {
+		out = []OfferedConnector{}
+	}
+	return out, byID, nil
+}
+
+// fieldsOf lists the inputs of a method's credential, then the connector's
+// connection fields (except those an OAuth token supplies).
+func fieldsOf(c *catalog.Connector, m *catalog.AuthMethod) []Field {
+	var out []Field
+	switch m.Type {
+	case catalog.AuthAPIKey:
+		out = append(out, Field{Name: "apiKey", Label: m.Name, Secret: true})
+	case catalog.AuthBasic:
+		u, pw := "Username", "Password"
+		if m.Basic != nil {
+			u, pw = m.Basic.UsernameLabel, m.Basic.PasswordLabel
+		}
+		out = append(out, Field{Name: "username", Label: u}, Field{Name: "password", Label: pw, Secret: true})
+	case catalog.AuthCustom:
+		for _, f := range m.Fields {
+			out = append(out, Field{Name: f.Name, Label: f.Label, Secret: f.Secret, Group: "fields"})
+		}
+	case catalog.AuthAWSIAM:
+		out = append(out, Field{Name: "accessKeyId", Label: "Access key ID"}, Field{Name: "secretAccessKey", Label: "Secret access key", Secret: true})
+	}
+	for _, f := range c.ConnectionFields {
+		if f.FromToken != "" && m.Type == catalog.AuthOAuth2 {
+			continue
+		}
+		out = append(out, Field{Name: f.Name, Label: f.Label, Placeholder: f.Example})
+	}
+	if out == nil {
+		out = []Field{}
+	}
+	return out
+}
+
+// Get answers GET /api/connect/:token: the link's state, branding, offers
+// and the user's accounts (never a credential).
+func (p *Page) Get(ctx context.Context, token string) (View, error) {
+	l, state, err := p.link(ctx, token)
+	if err != nil {
+		return View{}, err
+	}
+	settings, err := p.Store.GetConnectSettings(ctx, l.ProjectID)
+	if err != nil {
+		return View{}, err
+	}
+	proj, err := p.Store.GetProject(ctx, l.ProjectID)
+	if err != nil {
+		return View{}, err
+	}
+	v := View{Status: state, ExpiresAt: l.ExpiresAt, SelfManage: settings.SelfManage, RedirectURL: l.RedirectURL,
+		Branding: Branding{Name: proj.Name, Accent: "#4f46e5"}, Connectors: []OfferedConnector{}, Accounts: []account.PublicView{}}
+	if settings.Name != "" {
+		v.Branding.Name = settings.Name
+	}
+	if settings.Accent != "" {
+		v.Branding.Accent = settings.Accent
+	}
+	if settings.LogoKey != "" {
+		v.Branding.Logo = p.AssetsURL + "/" + settings.LogoKey
+	}
+	if state != StateActive {
+		return v, nil
+	}
+	if v.Connectors, _, err = p.offered(ctx, l); err != nil {
+		return View{}, err
+	}
+	if v.Accounts, err = p.accounts(ctx, l); err != nil {
+		return View{}, err
+	}
+	return v, nil
+}
+
+// accounts lists the user's own accounts of the offered connectors.
+func (p *Page) accounts(ctx context.Context, l store.ConnectLink) ([]account.PublicView, error) {
+	conns, err := p.Store.ListConnections(ctx, l.ProjectID, l.UserID)
+	if err != nil {
+		return nil, err
+	}
+	out := []account.PublicView{}
+	for _, c := range conns {
+		if c.Global || (len(l.Connectors) > 0 && !slices.Contains(l.Connectors, c.ConnectorID)) {
+			continue
+		}
+		out = append(out, account.Public(c))
+	}
+	return out, nil
+}
+
+// config returns an offered auth config of the link, or 403 FORBIDDEN.
+func (p *Page) config(ctx context.Context, l store.ConnectLink, id string) (store.AuthConfig, *catalog.Connector, *catalog.AuthMethod, error) {
+	_, byID, err := p.offered(ctx, l)
+	if err != nil {
+		return store.AuthConfig{}, nil, nil, err
+	}
+	ac, ok := byID[id]
+	if !ok {
+		return ac, nil, nil, apierr.New(apierr.Forbidden, "this link does not offer auth config %q", id)
+	}
+	c, _ := p.Catalog.Connector(ac.ConnectorID)
+	for i := range c.AuthMethods {
+		if c.AuthMethods[i].ID == ac.AuthMethodID {
+			return ac, c, &c.AuthMethods[i], nil
+		}
+	}
+	return ac, nil, nil, apierr.New(apierr.NotFound, "the auth method of %q is no longer available", id)
+}
+
+// AccountRequest is the body of POST /api/connect/:token/accounts.
+type AccountRequest struct {
+	AuthConfigID string
+	Fields       map[string]any
+	Name         string
+	ConnectionID string
+}
+
+// SaveAccount stores a key or field credential through a link: a new
+// account (created true) or a reconnected one. The link is then used.
+func (p *Page) SaveAccount(ctx context.Context, token string, r AccountRequest) (account.PublicView, bool, error) {
+	l, err := p.active(ctx, token)
+	if err != nil {
+		return account.PublicView{}, false, err
+	}
+	if r.AuthConfigID == "" {
+		return account.PublicView{}, false, apierr.Validation(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"authConfigId"}, Message: "is required"})
+	}
+	ac, c, m, err := p.config(ctx, l, r.AuthConfigID)
+	if err != nil {
+		return account.PublicView{}, false, err
+	}
+	if m.Type == catalog.AuthOAuth2 {
+		return account.PublicView{}, false, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"authConfigId"},
+			Message: "this is an OAuth auth config: start it with POST …/authorize"})
+	}
+	cred := map[string]any{"type": m.Type}
+	custom := map[string]any{}
+	for k, v := range r.Fields {
+		if m.Type == catalog.AuthCustom && slices.ContainsFunc(m.Fields, func(f catalog.CustomField) bool { return f.Name == k }) {
+			custom[k] = v
+			continue
+		}
+		cred[k] = v
+	}
+	if m.Type == catalog.AuthCustom {
+		cred["fields"] = custom
+	}
+	raw, _ := json.Marshal(cred)
+	if r.ConnectionID != "" {
+		conn, err := p.ownAccount(ctx, l, r.ConnectionID, c.ID)
+		if err != nil {
+			return account.PublicView{}, false, err
+		}
+		if _, err := p.Accounts.Rotate(ctx, l.ProjectID, conn.ID, raw, conn.Revision); err != nil {
+			return account.PublicView{}, false, fieldsError(err)
+		}
+		if err := p.use(ctx, l); err != nil {
+			return account.PublicView{}, false, err
+		}
+		conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
+		return account.Public(conn), false, nil
+	}
+	conn, err := p.Accounts.Create(ctx, l.ProjectID, account.CreateRequest{ConnectorID: c.ID, UserID: l.UserID, Credential: raw,
+		AuthConfigKey: ac.Key, Name: r.Name})
+	if err != nil {
+		if e, ok := apierr.As(err); ok && e.Code == apierr.Conflict {
+			return account.PublicView{}, false, apierr.New(apierr.NameTaken, "you already have a %s account named %q", c.Name, r.Name)
+		}
+		return account.PublicView{}, false, fieldsError(err)
+	}
+	p.label(ctx, conn)
+	if err := p.use(ctx, l); err != nil {
+		return account.PublicView{}, false, err
+	}
+	conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
+	return account.Public(conn), true, nil
+}
+
+// fieldsError reports credential problems under "fields", as the page sent them.
+func fieldsError(err error) error {
+	e, ok := apierr.As(err)
+	if !ok || e.Code != apierr.ValidationError {
+		return err
+	}
+	for i, is := range e.Issues {
+		if len(is.Path) > 0 && is.Path[0] == "credential" {
+			e.Issues[i].Path = append([]any{"fields"}, is.Path[1:]...)
+		}
+	}
+	return e
+}
+
+func (p *Page) ownAccount(ctx context.Context, l store.ConnectLink, id, connector string) (store.Connection, error) {
+	conn, err := p.Store.GetConnection(ctx, l.ProjectID, id)
+	if err != nil || conn.Global || conn.UserID != l.UserID || (connector != "" && conn.ConnectorID != connector) {
+		return store.Connection{}, apierr.New(apierr.NotFound, "no such account of yours")
+	}
+	return conn, nil
+}
+
+func (p *Page) use(ctx context.Context, l store.ConnectLink) error {
+	ok, err := p.Store.UseConnectLink(ctx, l.ID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apierr.New(apierr.LinkUsed, "this connect link was already used; ask for a new one")
+	}
+	return nil
+}
+
+// label names an account with its provider identity, best effort.
+func (p *Page) label(ctx context.Context, conn store.Connection) {
+	c, ok := p.Catalog.Connector(conn.ConnectorID)
+	if !ok || c.Identity == nil || c.Identity.Path == "" || p.Executor == nil {
+		return
+	}
+	method := c.Identity.Method
+	if method == "" {
+		method = "GET"
+	}
+	res, err := p.Executor.CallAPI(ctx, conn.ProjectID, conn.ID, method, c.Identity.Path, nil, false)
+	if err != nil {
+		p.Logger.InfoContext(ctx, "could not read the provider identity of a new account", "connection_id", conn.ID)
+		return
+	}
+	if v := execute.SelectPath(res, c.Identity.Label); v != nil {
+		_ = p.Store.SetConnectionLabel(ctx, conn.ID, fmt.Sprint(v))
+	}
+}
+
+// AuthorizeRequest is the body of POST /api/connect/:token/authorize.
+type AuthorizeRequest struct {
+	AuthConfigID string
+	Name         string
+	ConnectionID string
+}
+
+// Authorize starts an OAuth authorization code flow and returns the
+// provider URL to send the user to. The state is random, stored hashed and
+// single use; PKCE is used where the provider supports it.
+func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) (string, error) {
+	l, err := p.active(ctx, token)
+	if err != nil {
+		return "", err
+	}
+	if r.AuthConfigID == "" {
+		return "", apierr.Validation(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"authConfigId"}, Message: "is required"})
+	}
+	ac, c, m, err := p.config(ctx, l, r.AuthConfigID)
+	if err != nil {
+		return "", err
+	}
+	if m.Type != catalog.AuthOAuth2 {
+		return "", apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"authConfigId"},
+			Message: "this auth config takes fields: send them with POST …/accounts"})
+	}
+	if ac.ClientID == "" {
+		return "", apierr.New(apierr.ConnectorUnavailable, "%s has no OAuth client configured in this project", c.ID)
+	}
+	if r.ConnectionID != "" {
+		if _, err := p.ownAccount(ctx, l, r.ConnectionID, c.ID); err != nil {
+			return "", err
+		}
+	}
+	if r.Name != "" {
+		conns, err := p.Store.ConnectorConnections(ctx, l.ProjectID, l.UserID, c.ID)
+		if err != nil {
+			return "", err
+		}
+		if slices.ContainsFunc(conns, func(x store.Connection) bool { return !x.Global && x.Name == r.Name }) {
+			return "", apierr.New(apierr.NameTaken, "you already have a %s account named %q", c.Name, r.Name)
+		}
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	state := base64.RawURLEncoding.EncodeToString(raw[:])
+	st := store.OAuthState{ID: store.NewID(), StateHash: HashToken(state), LinkID: l.ID, AuthConfigID: ac.ID,
+		ConnectionID: r.ConnectionID, Name: r.Name, ExpiresAt: p.Now().Add(15 * time.Minute)}
+	conf := p.oauthConfig(ac, m, "")
+	var opts []oauth2.AuthCodeOption
+	for k, v := range m.OAuth2.AuthorizeParams {
+		opts = append(opts, oauth2.SetAuthURLParam(k, v))
+	}
+	if m.OAuth2.PKCE {
+		verifier := oauth2.GenerateVerifier()
+		if st.Verifier, err = p.Keyring.Seal([]byte(verifier), secret.AAD("oauth_state.verifier", st.ID)); err != nil {
+			return "", err
+		}
+		opts = append(opts, oauth2.S256ChallengeOption(verifier))
+	}
+	if err := p.Store.CreateOAuthState(ctx, st); err != nil {
+		return "", err
+	}
+	authURL := conf.AuthCodeURL(state, opts...)
+	if sep := m.OAuth2.ScopeSeparator; sep != "" && sep != " " && len(conf.Scopes) > 0 {
+		u, _ := url.Parse(authURL)
+		q := u.Query()
+		q.Set("scope", strings.Join(conf.Scopes, sep))
+		u.RawQuery = q.Encode()
+		authURL = u.String()
+	}
+	return authURL, nil
+}
+
+func (p *Page) oauthConfig(ac store.AuthConfig, m *catalog.AuthMethod, clientSecret string) *oauth2.Config {
+	scopes := ac.Scopes
+	if len(scopes) == 0 {
+		scopes = m.OAuth2.Scopes
+	}
+	style := oauth2.AuthStyleInHeader
+	if m.OAuth2.TokenAuthStyle == "body" {
+		style = oauth2.AuthStyleInParams
+	}
+	return &oauth2.Config{ClientID: ac.ClientID, ClientSecret: clientSecret, Scopes: scopes, RedirectURL: p.BaseURL + CallbackPath,
+		Endpoint: oauth2.Endpoint{AuthURL: m.OAuth2.AuthorizeURL, TokenURL: m.OAuth2.TokenURL, AuthStyle: style}}
+}
+
+// CallbackResult is what the callback page shows.
+type CallbackResult struct {
+	OK          bool
+	Message     string
+	Connector   string
+	Connection  *account.PublicView
+	RedirectURL string
+}
+
+// Callback completes an OAuth flow: it consumes the state, exchanges the
+// code, stores the tokens sealed, labels the account, and uses the link. A
+// provider error, or a bad or replayed state, changes nothing.
+func (p *Page) Callback(ctx context.Context, q url.Values) CallbackResult {
+	fail := func(msg string) CallbackResult { return CallbackResult{Message: msg} }
+	if q.Get("state") == "" {
+		return fail("This sign-in is not valid: it carries no state. Start again from your connect link.")
+	}
+	st, err := p.Store.TakeOAuthState(ctx, HashToken(q.Get("state")))
+	if err != nil {
+		return fail("This sign-in has expired or was already completed. Start again from your connect link.")
+	}
+	l, err := p.Store.ConnectLinkByID(ctx, st.LinkID)
+	if err != nil {
+		return fail("The connect link of this sign-in no longer exists.")
+	}
+	redirect := func(r CallbackResult) CallbackResult {
+		if l.RedirectURL != "" {
+			u, _ := url.Parse(l.RedirectURL)
+			qq := u.Query()
+			if r.OK {
+				qq.Set("status", "success")
+				qq.Set("connectionId", r.Connection.ID)
+			} else {
+				qq.Set("status", "error")
+			}
+			u.RawQuery = qq.Encode()
+			r.RedirectURL = u.String()
+		}
+		return r
+	}
+	if e := q.Get("error"); e != "" {
+		msg := "The provider did not grant access"
+		if e == "access_denied" {
+			msg = "You declined access, so nothing was connected"
+		}
+		return redirect(fail(msg + ". You can start again from your connect link."))
+	}
+	if l.UsedAt != nil || !p.Now().Before(l.ExpiresAt) {
+		return fail("This connect link was already used or has expired.")
+	}
+	ac, err := p.Store.GetAuthConfig(ctx, l.ProjectID, st.AuthConfigID)
+	if err != nil {
+		return fail("The sign-in's configuration was removed.")
+	}
+	c, ok := p.Catalog.Connector(ac.ConnectorID)
+	if !ok {
+		return fail("This application is no longer available.")
+	}
+	var m *catalog.AuthMethod
+	for i := range c.AuthMethods {
+		if c.AuthMethods[i].ID == ac.AuthMethodID {
+			m = &c.AuthMethods[i]
+		}
+	}
+	if m == nil || m.OAuth2 == nil {
+		return fail("This application's sign-in method is no longer available.")
+	}
+	clientSecret, err := p.Accounts.ClientSecret(ac)
+	if err != nil {
+		return fail("The application's OAuth client cannot be read on the server; tell the service's administrator.")
+	}
+	var opts []oauth2.AuthCodeOption
+	if len(st.Verifier) > 0 {
+		v, err := p.Keyring.Open(st.Verifier, secret.AAD("oauth_state.verifier", st.ID))
+		if err != nil {
+			return fail("This sign-in cannot be completed on the server; start again.")
+		}
+		opts = append(opts, oauth2.VerifierOption(string(v)))
+	}
+	octx := context.WithValue(ctx, oauth2.HTTPClient, p.Client)
+	tok, err := p.oauthConfig(ac, m, clientSecret).Exchange(octx, q.Get("code"), opts...)
+	if err != nil {
+		p.Logger.WarnContext(ctx, "OAuth code exchange failed", "connector", c.ID)
+		return redirect(fail("The provider refused the sign-in. Start again from your connect link."))
+	}
+	cred := map[string]any{"type": "oauth2", "accessToken": tok.AccessToken}
+	if tok.RefreshToken != "" {
+		cred["refreshToken"] = tok.RefreshToken
+	}
+	if !tok.Expiry.IsZero() {
+		cred["expiresAt"] = tok.Expiry
+	}
+	for _, f := range c.ConnectionFields {
+		if f.FromToken != "" {
+			if v, ok := tok.Extra(f.FromToken).(string); ok {
+				cred[f.Name] = strings.TrimPrefix(strings.TrimPrefix(v, "https://"), "http://")
+			}
+		}
+	}
+	raw, _ := json.Marshal(cred)
+	var conn store.Connection
+	if st.ConnectionID != "" {
+		old, err := p.ownAccount(ctx, l, st.ConnectionID, c.ID)
+		if err != nil {
+			return fail("The account to reconnect no longer exists.")
+		}
+		if _, err := p.Accounts.Rotate(ctx, l.ProjectID, old.ID, raw, old.Revision); err != nil {
+			return fail("The new sign-in could not be stored; start again.")
+		}
+		conn, _ = p.Store.GetConnection(ctx, l.ProjectID, old.ID)
+	} else {
+		conn, err = p.Accounts.Create(ctx, l.ProjectID, account.CreateRequest{ConnectorID: c.ID, UserID: l.UserID, Credential: raw,
+			AuthConfigKey: ac.Key, Name: st.Name})
+		if err != nil {
+			return fail("The account could not be stored: " + publicMessage(err))
+		}
+	}
+	p.label(ctx, conn)
+	if ok, _ := p.Store.UseConnectLink(ctx, l.ID); !ok {
+		p.Logger.InfoContext(ctx, "a connect link was used twice at once; the account is stored", "link_id", l.ID)
+	}
+	conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
+	pv := account.Public(conn)
+	return redirect(CallbackResult{OK: true, Message: c.Name + " is connected.", Connector: c.Name, Connection: &pv})
+}
+
+func publicMessage(err error) string {
+	if e, ok := apierr.As(err); ok {
+		return e.Message
+	}
+	return "an internal error occurred"
+}
+
+// SelfManage returns the link if its project lets users manage accounts.
+func (p *Page) selfManage(ctx context.Context, token string) (store.ConnectLink, error) {
+	l, err := p.active(ctx, token)
+	if err != nil {
+		return l, err
+	}
+	s, err := p.Store.GetConnectSettings(ctx, l.ProjectID)
+	if err != nil {
+		return l, err
+	}
+	if !s.SelfManage {
+		return l, apierr.New(apierr.Forbidden, "this project does not let you manage your accounts here")
+	}
+	return l, nil
+}
+
+// Connections lists the user's accounts (self-management).
+func (p *Page) Connections(ctx context.Context, token string) ([]account.PublicView, error) {
+	l, err := p.selfManage(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	return p.accounts(ctx, l)
+}
+
+// Rename renames one of the user's accounts (self-management).
+func (p *Page) Rename(ctx context.Context, token, id, name string) (account.PublicView, error) {
+	l, err := p.selfManage(ctx, token)
+	if err != nil {
+		return account.PublicView{}, err
+	}
+	if name == "" || len(name) > account.MaxNameLen {
+		return account.PublicView{}, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"name"}, Message: "must be 1 to 64 characters"})
+	}
+	conn, err := p.ownAccount(ctx, l, id, "")
+	if err != nil {
+		return account.PublicView{}, err
+	}
+	if err := p.Accounts.Rename(ctx, l.ProjectID, conn.ID, name); err != nil {
+		return account.PublicView{}, err
+	}
+	conn.Name = name
+	return account.Public(conn), nil
+}
+
+// Remove deletes one of the user's accounts (self-management).
+func (p *Page) Remove(ctx context.Context, token, id string) error {
+	l, err := p.selfManage(ctx, token)
+	if err != nil {
+		return err
+	}
+	conn, err := p.ownAccount(ctx, l, id, "")
+	if err != nil {
+		return err
+	}
+	return p.Accounts.Delete(ctx, l.ProjectID, conn.ID)
+}

@@ -1,0 +1,160 @@
+// The hosted Connect page: reads the link's state from /api/connect/<token>
+// and lets the user connect accounts (OAuth, or key and field credentials).
+"use strict";
+(function () {
+  const app = document.getElementById("app");
+  const token = app.dataset.token;
+  const api = (app.dataset.api || "") + "/api/connect/" + encodeURIComponent(token);
+  const $ = (id) => document.getElementById(id);
+  let view = null;
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "text") e.textContent = v;
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else if (v !== false && v !== undefined && v !== null) e.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children) if (c) e.append(c);
+    return e;
+  }
+
+  async function call(method, path, body) {
+    const res = await fetch(api + path, {
+      method, headers: body ? { "Content-Type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined,
+    });
+    let data = null;
+    try { data = await res.json(); } catch (_) { /* empty body */ }
+    if (!res.ok) {
+      const err = (data && data.error) || { code: "ERROR", message: "Something went wrong (" + res.status + ")." };
+      throw err;
+    }
+    return data && data.data;
+  }
+
+  function status(text, isError) {
+    const s = $("status");
+    s.textContent = text;
+    s.className = isError ? "error" : "muted";
+    s.setAttribute("role", isError ? "alert" : "status");
+  }
+
+  function brand(b) {
+    document.documentElement.style.setProperty("--accent", b.accent || "#4f46e5");
+    $("title").textContent = "Connect your accounts to " + b.name;
+    document.title = "Connect to " + b.name;
+    if (b.logo) document.querySelector(".brand-mark").style.backgroundImage = "url('" + b.logo + "')";
+  }
+
+  function finish(account, connectorName) {
+    $("connectors").hidden = true;
+    $("accounts").hidden = true;
+    $("status").textContent = "";
+    const done = $("done");
+    done.hidden = false;
+    $("done-title").textContent = "Connected";
+    $("done-text").textContent = connectorName + " is connected as " + (account.label || account.name) + ".";
+    if (view.redirectUrl) {
+      const u = new URL(view.redirectUrl);
+      u.searchParams.set("status", "success");
+      u.searchParams.set("connectionId", account.id);
+      const link = $("done-link");
+      link.href = u.toString();
+      link.hidden = false;
+      setTimeout(() => { window.location.assign(u.toString()); }, 1500);
+    }
+    done.focus();
+  }
+
+  function methodBlock(connector, cfg) {
+    const box = el("div", { class: "method" });
+    const err = el("p", { class: "error", role: "alert", hidden: true });
+    if (cfg.type === "oauth2") {
+      const btn = el("button", { type: "button", text: "Connect with " + connector.name });
+      btn.addEventListener("click", async () => {
+        btn.disabled = true;
+        try {
+          const out = await call("POST", "/authorize", { authConfigId: cfg.id });
+          window.location.assign(out.url);
+        } catch (e) { err.textContent = e.message; err.hidden = false; btn.disabled = false; }
+      });
+      box.append(el("p", { class: "muted", text: cfg.name }), btn, err);
+      return box;
+    }
+    const form = el("form", { novalidate: true });
+    form.append(el("p", { class: "muted", text: cfg.name }));
+    for (const f of cfg.fields) {
+      const id = "f-" + cfg.id + "-" + f.name;
+      form.append(el("label", { for: id, text: f.label }),
+        el("input", { id, name: f.name, type: f.secret ? "password" : "text", autocomplete: "off", required: true,
+          placeholder: f.placeholder || "", spellcheck: "false" }));
+    }
+    const btn = el("button", { type: "submit", text: "Connect " + connector.name });
+    form.append(btn, err);
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      btn.disabled = true;
+      err.hidden = true;
+      const fields = {};
+      for (const f of cfg.fields) fields[f.name] = form.elements[f.name].value;
+      try {
+        const acct = await call("POST", "/accounts", { authConfigId: cfg.id, fields });
+        finish(acct, connector.name);
+      } catch (e) {
+        err.textContent = e.message + (e.issues ? " " + e.issues.map((i) => i.message).join("; ") : "");
+        err.hidden = false;
+        btn.disabled = false;
+      }
+    });
+    box.append(form);
+    return box;
+  }
+
+  function renderAccounts() {
+    const list = $("account-list");
+    list.replaceChildren();
+    for (const a of view.accounts) {
+      const name = el("span", { text: (a.label || a.name) + " · " + a.connectorId });
+      if (a.isDefault) name.append(el("span", { class: "badge", text: "default" }));
+      if (a.status !== "active") name.append(el("span", { class: "badge warn", text: "needs reconnecting" }));
+      const row = el("li", { class: "account" }, name);
+      if (view.selfManage) {
+        const rename = el("button", { type: "button", class: "secondary", text: "Rename" });
+        rename.addEventListener("click", async () => {
+          const n = window.prompt("New name", a.name);
+          if (!n) return;
+          try { await call("PATCH", "/connections/" + a.id, { name: n }); a.name = n; renderAccounts(); }
+          catch (e) { status(e.message, true); }
+        });
+        const remove = el("button", { type: "button", class: "secondary", text: "Remove" });
+        remove.addEventListener("click", async () => {
+          if (!window.confirm("Remove this account?")) return;
+          try { await call("DELETE", "/connections/" + a.id); view.accounts = view.accounts.filter((x) => x.id !== a.id); renderAccounts(); }
+          catch (e) { status(e.message, true); }
+        });
+        row.append(el("span", {}, rename, " ", remove));
+      }
+      list.append(row);
+    }
+    $("accounts").hidden = view.accounts.length === 0;
+  }
+
+  function render() {
+    brand(view.branding);
+    if (view.status === "used") { status("This link was already used. Ask for a new one to connect another account.", true); return; }
+    if (view.status === "expired") { status("This link has expired. Ask for a new one.", true); return; }
+    status("Choose an application and connect your account.");
+    renderAccounts();
+    const list = $("connector-list");
+    list.replaceChildren();
+    for (const c of view.connectors) {
+      const item = el("li", {}, el("div", { class: "connector-head" }, el("img", { src: c.logo, alt: "" }), el("h3", { text: c.name })));
+      for (const cfg of c.authConfigs) item.append(methodBlock(c, cfg));
+      list.append(item);
+    }
+    $("connectors").hidden = view.connectors.length === 0;
+    if (view.connectors.length === 0) status("This link offers no application you can connect.", true);
+  }
+
+  call("GET", "").then((v) => { view = v; render(); }).catch((e) => status(e.message, true));
+})();
