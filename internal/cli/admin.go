@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,6 +55,8 @@ func (p *Program) admin(ctx context.Context, args []string) error {
 		return p.adminEndpoint(ctx, args[1], args[2:])
 	case "webhook create", "webhook list", "webhook delete":
 		return p.adminWebhook(ctx, args[1], args[2:])
+	case "asset upload":
+		return p.adminAssetUpload(ctx, args[2:])
 	}
 	return usagef("unknown admin command %q; run 'switchboard help'", args[0]+" "+args[1])
 }
@@ -279,17 +282,24 @@ func (p *Program) adminKeyRevoke(ctx context.Context, args []string) error {
 func (p *Program) adminProjectSet(ctx context.Context, args []string) error {
 	a := p.adminFlags("project set")
 	redirects := a.fs.String("redirect-urls", "", "comma-separated URLs connect links may send users back to (replaces the list)")
+	connectName := a.fs.String("connect-name", "", "name shown on the hosted Connect page")
+	connectAccent := a.fs.String("connect-accent", "", "accent colour of the Connect page, as #rrggbb")
+	connectLogo := a.fs.String("connect-logo", "", "asset key of the Connect page logo (from 'admin asset upload')")
+	selfManage := a.fs.Bool("connect-self-manage", false, "let users rename and remove their accounts on the Connect page")
 	pos, err := a.parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: switchboard admin project set PROJECT_ID --redirect-urls URL[,URL…] [--json]")
+		return usagef("usage: switchboard admin project set PROJECT_ID [--redirect-urls URL[,URL…]] [--connect-name …] [--connect-accent #rrggbb] [--connect-logo KEY] [--connect-self-manage=true|false] [--json]")
 	}
-	set := false
-	a.fs.Visit(func(f *flag.Flag) { set = set || f.Name == "redirect-urls" })
-	if !set {
-		return usagef("nothing to set: give --redirect-urls")
+	set := map[string]bool{}
+	a.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if len(set) == 0 || (len(set) == 1 && set["json"]) {
+		return usagef("nothing to set: give --redirect-urls or a --connect-… setting")
+	}
+	if set["connect-accent"] && !accentPattern.MatchString(*connectAccent) {
+		return usagef("--connect-accent %q must be a colour such as #4f46e5", *connectAccent)
 	}
 	var urls []string
 	for _, u := range strings.Split(*redirects, ",") {
@@ -310,15 +320,47 @@ func (p *Program) adminProjectSet(ctx context.Context, args []string) error {
 	if err := requireProject(ctx, st, pos[0]); err != nil {
 		return err
 	}
-	if err := st.SetRedirectURLs(ctx, pos[0], urls); err != nil {
+	if set["redirect-urls"] {
+		if err := st.SetRedirectURLs(ctx, pos[0], urls); err != nil {
+			return err
+		}
+	}
+	cs, err := st.GetConnectSettings(ctx, pos[0])
+	if err != nil {
 		return err
 	}
-	if urls == nil {
-		urls = []string{}
+	if set["connect-name"] {
+		cs.Name = *connectName
+	}
+	if set["connect-accent"] {
+		cs.Accent = *connectAccent
+	}
+	if set["connect-logo"] {
+		if _, err := st.GetAsset(ctx, *connectLogo); *connectLogo != "" && err != nil {
+			return fmt.Errorf("no asset %q; upload one with 'switchboard admin asset upload'", *connectLogo)
+		}
+		cs.LogoKey = *connectLogo
+	}
+	if set["connect-self-manage"] {
+		cs.SelfManage = *selfManage
+	}
+	if err := st.SetConnectSettings(ctx, pos[0], cs); err != nil {
+		return err
+	}
+	allowed, err := st.RedirectURLs(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	if allowed == nil {
+		allowed = []string{}
 	}
 	if *a.asJSON {
-		return printJSON(p.Stdout, map[string]any{"id": pos[0], "redirectUrls": urls})
+		return printJSON(p.Stdout, map[string]any{"id": pos[0], "redirectUrls": allowed, "connect": map[string]any{
+			"name": cs.Name, "accent": cs.Accent, "logo": cs.LogoKey, "selfManage": cs.SelfManage}})
 	}
-	fmt.Fprintf(p.Stdout, "project %s now allows %d redirect URLs\n", pos[0], len(urls))
+	fmt.Fprintf(p.Stdout, "project %s: %d redirect URLs; Connect page name %q, accent %q, self-management %v\n",
+		pos[0], len(allowed), cs.Name, cs.Accent, cs.SelfManage)
 	return nil
 }
+
+var accentPattern = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"image"
+	"image/png"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -275,5 +278,38 @@ func TestAdminWebhook_CreateListDelete(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, env, "admin", "webhook", "delete", "--project", proj.ID, w.ID); code != 0 {
 		t.Fatalf("delete: %d", code)
+	}
+}
+
+func TestAdminAssetUploadAndConnectSettings(t *testing.T) {
+	t.Parallel()
+	env := dbEnv(t)
+	_, out, _ := runCLI(t, env, "admin", "project", "create", "p", "--json")
+	var proj struct{ ID string }
+	_ = json.Unmarshal([]byte(out), &proj)
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	var buf bytes.Buffer
+	_ = png.Encode(&buf, img)
+	file := filepath.Join(t.TempDir(), "logo.png")
+	if err := os.WriteFile(file, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, env, "admin", "asset", "upload", "--project", proj.ID, file, "--json")
+	var up struct{ Key, URL string }
+	if code != 0 || json.Unmarshal([]byte(out), &up) != nil || !regexp.MustCompile(`^projects/`+proj.ID+`/[0-9a-f]{64}\.png$`).MatchString(up.Key) {
+		t.Fatalf("upload: %d %s %s", code, out, stderr)
+	}
+	bad := filepath.Join(t.TempDir(), "page.html")
+	_ = os.WriteFile(bad, []byte("<script>alert(1)</script>"), 0o600)
+	if code, _, _ := runCLI(t, env, "admin", "asset", "upload", "--project", proj.ID, bad); code != exitUsage {
+		t.Fatalf("html upload accepted: %d", code)
+	}
+	code, out, stderr = runCLI(t, env, "admin", "project", "set", proj.ID, "--connect-name", "Acme", "--connect-accent", "#0f766e",
+		"--connect-logo", up.Key, "--connect-self-manage", "--redirect-urls", "https://app.example/done", "--json")
+	if code != 0 || !strings.Contains(out, `"selfManage": true`) || !strings.Contains(out, "https://app.example/done") || !strings.Contains(out, up.Key) {
+		t.Fatalf("project set: %d %s %s", code, out, stderr)
+	}
+	if code, _, _ := runCLI(t, env, "admin", "project", "set", proj.ID, "--connect-accent", "red"); code != exitUsage {
+		t.Fatalf("bad accent accepted: %d", code)
 	}
 }

@@ -48,7 +48,9 @@ Usage:
   switchboard migrate [--status] [--json]   apply pending migrations, or list them
   switchboard admin project create NAME     create a project
   switchboard admin project list            list projects
-  switchboard admin project set ID --redirect-urls URL[,URL…]
+  switchboard admin project set ID [--redirect-urls URL[,URL…]] [--connect-name …] [--connect-accent #rrggbb]
+      [--connect-logo ASSET_KEY] [--connect-self-manage=true|false]
+  switchboard admin asset upload --project ID FILE   (an image, served content-addressed)
   switchboard admin key create --project ID [--name N] [--expires 720h]
   switchboard admin key list --project ID
   switchboard admin key revoke KEY_ID

@@ -28,13 +28,21 @@ type oauthFake struct {
 	mu         sync.Mutex
 	challenges map[string]string // code -> code_challenge
 	exchanges  int
+	redirect   string // the redirect URI the client must use
 }
 
 func newOAuthFake(t *testing.T) *oauthFake {
-	f := &oauthFake{challenges: map[string]string{}}
+	f := &oauthFake{challenges: map[string]string{}, redirect: "http://sb.test/api/oauth/callback"}
 	f.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
+		case "/oauth/authorize":
+			// The user consents at once: back to the client with a code.
+			q := r.URL.Query()
+			f.mu.Lock()
+			f.challenges["browser-code"] = q.Get("code_challenge")
+			f.mu.Unlock()
+			http.Redirect(w, r, q.Get("redirect_uri")+"?code=browser-code&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 		case "/oauth/token":
 			_ = r.ParseForm()
 			f.mu.Lock()
@@ -44,7 +52,7 @@ func newOAuthFake(t *testing.T) *oauthFake {
 			f.mu.Unlock()
 			sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
 			if !ok || r.PostForm.Get("client_id") != "eps-client" || r.PostForm.Get("client_secret") != "eps-secret" ||
-				r.PostForm.Get("redirect_uri") != "http://sb.test/api/oauth/callback" ||
+				r.PostForm.Get("redirect_uri") != f.redirect ||
 				base64.RawURLEncoding.EncodeToString(sum[:]) != challenge {
 				w.WriteHeader(400)
 				_, _ = io.WriteString(w, `{"error":"invalid_grant"}`)
@@ -349,4 +357,27 @@ func mustQuery(t *testing.T, rawPath, key string) string {
 		t.Fatal(err)
 	}
 	return u.Query().Get(key)
+}
+
+func TestProjectAssets_ImmutableAndInert(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	key := "projects/" + f.project.ID + "/" + strings.Repeat("a", 64) + ".svg"
+	if err := f.store.PutAsset(context.Background(), store.Asset{Key: key, ProjectID: f.project.ID, ContentType: "image/svg+xml", Data: []byte("<svg/>")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []struct {
+		h    http.Handler
+		path string
+	}{{f.h, "/assets/" + key}, {f.srv.AssetsHandler(), "/" + key}} {
+		r := f.do(h.h, "GET", h.path, "", "")
+		if r.status != 200 || r.header.Get("Cache-Control") != "public, max-age=31536000, immutable" ||
+			!strings.Contains(r.header.Get("Content-Security-Policy"), "sandbox") || r.header.Get("X-Content-Type-Options") != "nosniff" ||
+			r.header.Get("Content-Type") != "image/svg+xml" {
+			t.Fatalf("%s: %d %v", h.path, r.status, r.header)
+		}
+	}
+	if r := f.do(f.h, "GET", "/assets/projects/"+f.project.ID+"/missing.png", "", ""); r.status != 404 {
+		t.Fatalf("missing asset: %d", r.status)
+	}
 }

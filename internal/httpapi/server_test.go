@@ -95,6 +95,13 @@ func setupOn(t *testing.T, open storetest.Opener) *fixture {
 // setupWith builds the fixture on a given catalog and fake provider.
 func setupWith(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provider *httptest.Server) *fixture {
 	t.Helper()
+	return setupBase(t, open, cat, provider, "http://sb.test", "http://web.sb.test")
+}
+
+// setupBase builds the fixture with given public base and web URLs (a real
+// test server's, for a browser).
+func setupBase(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provider *httptest.Server, base, web string) *fixture {
+	t.Helper()
 	clock := storetest.NewClock()
 	st := open(t, clock.Now)
 	logs := &syncBuffer{}
@@ -107,19 +114,19 @@ func setupWith(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provid
 	accounts := account.NewService(st, ring, cat)
 	guard := netguard.New(netguard.Options{AllowLoopback: true, TLSConfig: &tls.Config{RootCAs: pool}})
 	exec := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Client: guard.Client(), Logger: log, Now: clock.Now})
-	links := connect.NewService(st, cat, "http://web.sb.test", clock.Now)
+	links := connect.NewService(st, cat, web, clock.Now)
 	worker := webhook.NewWorker(st, ring, netguard.New(netguard.Options{AllowLoopback: true}).Client(), log, clock.Now)
 	webhooks := webhook.NewService(st, ring, true, worker.Notify)
 	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Accounts: accounts, Executor: exec,
-		Logger: log, BaseURL: "http://sb.test", Notify: worker.Notify, Now: clock.Now})
+		Logger: log, BaseURL: base, Notify: worker.Notify, Now: clock.Now})
 	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: exec, Links: links,
-		BaseURL: "http://sb.test", Now: clock.Now})
+		BaseURL: base, Now: clock.Now})
 	page := connect.NewPage(connect.PageOptions{Links: links, Store: st, Catalog: cat, Accounts: accounts, Executor: exec,
-		Keyring: ring, Client: guard.Client(), Logger: log, BaseURL: "http://sb.test", AssetsURL: "http://sb.test/assets", Now: clock.Now})
+		Keyring: ring, Client: guard.Client(), Logger: log, BaseURL: base, AssetsURL: base + "/assets", Now: clock.Now})
 	srv := New(Options{
 		Store: st, Logger: log, Catalog: cat, Logos: testCatalogFS, Accounts: accounts, Executor: exec,
 		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Page: page, Triggers: triggers, Webhooks: webhooks,
-		BaseURL: "http://sb.test", WebURL: "http://web.sb.test", Now: clock.Now,
+		BaseURL: base, WebURL: web, Now: clock.Now,
 	})
 	ctx := context.Background()
 	p, err := st.CreateProject(ctx, "test")
