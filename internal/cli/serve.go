@@ -88,11 +88,17 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 		worker.Run(runCtx)
 		close(workerDone)
 	}()
+	janitorDone := make(chan struct{})
+	go func() {
+		janitor(runCtx, st, log)
+		close(janitorDone)
+	}()
 	defer func() {
 		// Stop the background work (this defer runs before the one that
 		// would otherwise cancel it) and wait for it before the store closes.
 		stopRun()
 		<-workerDone
+		<-janitorDone
 	}()
 	webhooks := webhook.NewService(st, ring, cfg.WebhooksAllowHTTPLoopback, worker.Notify)
 	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Accounts: accounts, Executor: executor,
@@ -202,4 +208,23 @@ func (p *Program) bootstrap(ctx context.Context, st *store.Store) error {
 	fmt.Fprintf(p.Stdout, "Created project %q (%s) with its first API key:\n\n    %s\n\nThis key will not be shown again: store it now. Make more with 'switchboard admin key create --project %s'.\n",
 		proj.Name, proj.ID, key, proj.ID)
 	return nil
+}
+
+// janitor removes expired records every ten minutes until ctx ends.
+func janitor(ctx context.Context, st *store.Store, log *slog.Logger) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			n, err := st.Cleanup(ctx)
+			if err != nil && ctx.Err() == nil {
+				log.Warn("cleanup of expired records failed", "error", err.Error())
+			} else if n > 0 {
+				log.Info("removed expired records", "rows", n)
+			}
+		}
+	}
 }

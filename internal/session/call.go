@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -330,8 +331,8 @@ func compactSchema(raw json.RawMessage) json.RawMessage {
 	trim = func(v any) {
 		switch x := v.(type) {
 		case map[string]any:
-			if d, ok := x["description"].(string); ok && len(d) > 120 {
-				x["description"] = d[:117] + "..."
+			if d, ok := x["description"].(string); ok && utf8.RuneCountInString(d) > 120 {
+				x["description"] = string([]rune(d)[:117]) + "..."
 			}
 			for _, c := range x {
 				trim(c)

@@ -56,15 +56,6 @@ func (s *Store) GetSession(ctx context.Context, projectID, id string) (Session, 
 	return ss, nil
 }
 
-// DeleteExpiredSessions removes sessions past their expiry and returns how many.
-func (s *Store) DeleteExpiredSessions(ctx context.Context) (int64, error) {
-	res, err := s.write.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at <= $1`, millis(s.now()))
-	if err != nil {
-		return 0, fmt.Errorf("store: delete expired sessions: %w", err)
-	}
-	return res.RowsAffected()
-}
-
 // RedirectURLs returns the redirect URLs a project's connect links may use.
 func (s *Store) RedirectURLs(ctx context.Context, projectID string) ([]string, error) {
 	var raw string

@@ -17,6 +17,7 @@ func connectionTests() map[string]func(*testing.T, Opener) {
 		"Connections_RefreshLeaseIsExclusive":   testRefreshLease,
 		"Connections_TouchAndGlobalPermission":  testTouchAndPermission,
 		"AuthConfigs_KeysAndImplicit":           testAuthConfigs,
+		"Cleanup_RemovesOnlyWhatExpired":        testCleanup,
 	}
 }
 
@@ -231,5 +232,24 @@ func testAuthConfigs(t *testing.T, open Opener) {
 	}
 	if err := f.s.DeleteAuthConfig(ctx, f.project.ID, oauth.ID); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func testCleanup(t *testing.T, open Opener) {
+	clock := NewClock()
+	f := newConnFixture(t, open, clock.Now)
+	ctx := context.Background()
+	live, _ := f.s.CreateSession(ctx, store.Session{ProjectID: f.project.ID, UserID: "u", Spec: []byte("{}"), ExpiresAt: clock.Now().Add(time.Hour)})
+	dead, _ := f.s.CreateSession(ctx, store.Session{ProjectID: f.project.ID, UserID: "u", Spec: []byte("{}"), ExpiresAt: clock.Now().Add(time.Minute)})
+	clock.Advance(2 * time.Minute)
+	n, err := f.s.Cleanup(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("cleanup removed %d, err %v", n, err)
+	}
+	if _, err := f.s.GetSession(ctx, f.project.ID, live.ID); err != nil {
+		t.Fatalf("live session removed: %v", err)
+	}
+	if _, err := f.s.GetSession(ctx, f.project.ID, dead.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("expired session kept: %v", err)
 	}
 }
