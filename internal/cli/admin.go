@@ -77,6 +77,19 @@ func (a *adminCommand) open(ctx context.Context) (*store.Store, error) {
 	return openStore(ctx, a.cfg, discardLogger())
 }
 
+// openProject opens the store and checks that the project exists.
+func (a *adminCommand) openProject(ctx context.Context, projectID string) (*store.Store, error) {
+	st, err := a.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireProject(ctx, st, projectID); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -312,14 +325,11 @@ func (p *Program) adminProjectSet(ctx context.Context, args []string) error {
 		}
 		urls = append(urls, u)
 	}
-	st, err := a.open(ctx)
+	st, err := a.openProject(ctx, pos[0])
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := requireProject(ctx, st, pos[0]); err != nil {
-		return err
-	}
 	if set["redirect-urls"] {
 		if err := st.SetRedirectURLs(ctx, pos[0], urls); err != nil {
 			return err

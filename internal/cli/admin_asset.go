@@ -46,14 +46,11 @@ func (p *Program) adminAssetUpload(ctx context.Context, args []string) error {
 	if ext != ".svg" && ext != ".ico" && !strings.HasPrefix(http.DetectContentType(data), "image/") {
 		return usagef("%s is not an image", pos[0])
 	}
-	st, err := a.open(ctx)
+	st, err := a.openProject(ctx, *projectID)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := requireProject(ctx, st, *projectID); err != nil {
-		return err
-	}
 	sum := sha256.Sum256(data)
 	key := "projects/" + *projectID + "/" + hex.EncodeToString(sum[:]) + ext
 	if err := st.PutAsset(ctx, store.Asset{Key: key, ProjectID: *projectID, ContentType: ct, Data: data}); err != nil {

@@ -95,14 +95,11 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 	if *key == "" {
 		*key = con.ID + "_" + method.ID
 	}
-	st, err := a.open(ctx)
+	st, err := a.openProject(ctx, *projectID)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := requireProject(ctx, st, *projectID); err != nil {
-		return err
-	}
 	ring, err := loadKeyring(a.cfg, discardLogger())
 	if err != nil {
 		return err
@@ -140,14 +137,11 @@ func (p *Program) adminAuthConfigList(ctx context.Context, args []string) error 
 	if *projectID == "" || len(pos) > 0 {
 		return usagef("usage: switchboard admin authconfig list --project ID [--connector ID] [--json]")
 	}
-	st, err := a.open(ctx)
+	st, err := a.openProject(ctx, *projectID)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := requireProject(ctx, st, *projectID); err != nil {
-		return err
-	}
 	configs, err := st.ListAuthConfigs(ctx, *projectID, *connectorID)
 	if err != nil {
 		return err

@@ -135,11 +135,7 @@ func TestVersion(t *testing.T) {
 func TestAdminTools_DisableEnableList(t *testing.T) {
 	t.Parallel()
 	env := dbEnv(t)
-	_, out, _ := runCLI(t, env, "admin", "project", "create", "p", "--json")
-	var proj struct{ ID string }
-	if err := json.Unmarshal([]byte(out), &proj); err != nil {
-		t.Fatal(err)
-	}
+	proj := newProject(t, env)
 	code, out, stderr := runCLI(t, env, "admin", "tools", "disable", "--project", proj.ID, "github_create_issue", "--json")
 	if code != 0 || !strings.Contains(out, "github_create_issue") {
 		t.Fatalf("disable: %d %s %s", code, out, stderr)
@@ -167,11 +163,7 @@ func TestAdminTools_DisableEnableList(t *testing.T) {
 func TestAdminAuthConfigAndGlobal(t *testing.T) {
 	t.Parallel()
 	env := dbEnv(t)
-	_, out, _ := runCLI(t, env, "admin", "project", "create", "p", "--json")
-	var proj struct{ ID string }
-	if err := json.Unmarshal([]byte(out), &proj); err != nil {
-		t.Fatal(err)
-	}
+	proj := newProject(t, env)
 	var stdout, stderr bytes.Buffer
 	p := &Program{Stdin: strings.NewReader("gh-client-secret\n"), Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }}
 	code := p.Run(context.Background(), []string{"admin", "authconfig", "create", "--project", proj.ID, "--connector", "github",
@@ -184,7 +176,7 @@ func TestAdminAuthConfigAndGlobal(t *testing.T) {
 	if code != 0 || json.Unmarshal(stdout.Bytes(), &ac) != nil || ac.Key != "gh" || !ac.HasClientSecret || len(ac.Scopes) != 2 {
 		t.Fatalf("create: %d %s %s", code, stdout.String(), stderr.String())
 	}
-	code, out, _ = runCLI(t, env, "admin", "authconfig", "list", "--project", proj.ID, "--json")
+	code, out, _ := runCLI(t, env, "admin", "authconfig", "list", "--project", proj.ID, "--json")
 	if code != 0 || !strings.Contains(out, `"key": "gh"`) || strings.Contains(out, "gh-client-secret") {
 		t.Fatalf("list: %d %s", code, out)
 	}
@@ -229,11 +221,7 @@ func TestAdminAuthConfigAndGlobal(t *testing.T) {
 func TestAdminEndpoint_CreateListUpdateDelete(t *testing.T) {
 	t.Parallel()
 	env := dbEnv(t)
-	_, out, _ := runCLI(t, env, "admin", "project", "create", "p", "--json")
-	var proj struct{ ID string }
-	if err := json.Unmarshal([]byte(out), &proj); err != nil {
-		t.Fatal(err)
-	}
+	proj := newProject(t, env)
 	code, out, stderr := runCLI(t, env, "admin", "endpoint", "create", "--project", proj.ID, "--slug", "team-tools",
 		"--connectors", "github,slack", "--actions", "github_*", "--read-only", "--require-user", "--json")
 	if code != 0 || !strings.Contains(out, `"slug": "team-tools"`) || !strings.Contains(out, `"requireUser": true`) {
@@ -262,9 +250,7 @@ func TestAdminEndpoint_CreateListUpdateDelete(t *testing.T) {
 func TestAdminWebhook_CreateListDelete(t *testing.T) {
 	t.Parallel()
 	env := dbEnv(t)
-	_, out, _ := runCLI(t, env, "admin", "project", "create", "p", "--json")
-	var proj struct{ ID string }
-	_ = json.Unmarshal([]byte(out), &proj)
+	proj := newProject(t, env)
 	code, out, stderr := runCLI(t, env, "admin", "webhook", "create", "--project", proj.ID, "--url", "https://hooks.example.com/x", "--json")
 	var w struct{ ID, Secret string }
 	if code != 0 || json.Unmarshal([]byte(out), &w) != nil || !strings.HasPrefix(w.Secret, "whsec_") {
@@ -284,9 +270,7 @@ func TestAdminWebhook_CreateListDelete(t *testing.T) {
 func TestAdminAssetUploadAndConnectSettings(t *testing.T) {
 	t.Parallel()
 	env := dbEnv(t)
-	_, out, _ := runCLI(t, env, "admin", "project", "create", "p", "--json")
-	var proj struct{ ID string }
-	_ = json.Unmarshal([]byte(out), &proj)
+	proj := newProject(t, env)
 	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
 	var buf bytes.Buffer
 	_ = png.Encode(&buf, img)
@@ -312,4 +296,17 @@ func TestAdminAssetUploadAndConnectSettings(t *testing.T) {
 	if code, _, _ := runCLI(t, env, "admin", "project", "set", proj.ID, "--connect-accent", "red"); code != exitUsage {
 		t.Fatalf("bad accent accepted: %d", code)
 	}
+}
+
+type projectRef struct{ ID string }
+
+// newProject creates a project through the CLI.
+func newProject(t *testing.T, env map[string]string) projectRef {
+	t.Helper()
+	code, out, stderr := runCLI(t, env, "admin", "project", "create", "p", "--json")
+	var p projectRef
+	if code != 0 || json.Unmarshal([]byte(out), &p) != nil || p.ID == "" {
+		t.Fatalf("project create: %d %s %s", code, out, stderr)
+	}
+	return p
 }

@@ -37,14 +37,11 @@ func (p *Program) adminToolsSwitch(ctx context.Context, args []string, enabled b
 	if err != nil {
 		return err
 	}
-	st, err := a.open(ctx)
+	st, err := a.openProject(ctx, *projectID)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := requireProject(ctx, st, *projectID); err != nil {
-		return err
-	}
 	if err := st.SetToolsEnabled(ctx, *projectID, toolIDs, enabled); err != nil {
 		return err
 	}
@@ -102,14 +99,11 @@ func (p *Program) adminToolsList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := a.open(ctx)
+	st, err := a.openProject(ctx, *projectID)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := requireProject(ctx, st, *projectID); err != nil {
-		return err
-	}
 	disabled, err := st.DisabledTools(ctx, *projectID)
 	if err != nil {
 		return err

@@ -21,14 +21,11 @@ func (p *Program) adminWebhook(ctx context.Context, verb string, args []string) 
 	if *projectID == "" {
 		return usagef("usage: switchboard admin webhook create --project ID --url URL [--description …] | list --project ID | delete --project ID WEBHOOK_ID")
 	}
-	st, err := a.open(ctx)
+	st, err := a.openProject(ctx, *projectID)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := requireProject(ctx, st, *projectID); err != nil {
-		return err
-	}
 	ring, err := loadKeyring(a.cfg, discardLogger())
 	if err != nil {
 		return err
