@@ -30,7 +30,7 @@ func (s *Server) requireAPIKey(next http.Handler) http.Handler {
 			s.fail(w, r, err)
 			return
 		}
-		pid, err := s.store.ProjectIDForKey(r.Context(), apikey.Hash(key))
+		kp, err := s.store.ProjectForKey(r.Context(), apikey.Hash(key))
 		if errors.Is(err, store.ErrNotFound) {
 			s.fail(w, r, apierr.New(apierr.Unauthorized, "API key is not valid: it is unknown, revoked or expired"))
 			return
@@ -40,9 +40,10 @@ func (s *Server) requireAPIKey(next http.Handler) http.Handler {
 			return
 		}
 		if info := infoFrom(r.Context()); info != nil {
-			info.projectID = pid
+			info.projectID = kp.ID
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), projectKey{}, pid)))
+		ctx := store.WithToolsVersion(context.WithValue(r.Context(), projectKey{}, kp.ID), kp.ID, kp.ToolsVersion)
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

@@ -128,16 +128,30 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
 // ErrNotFound. It is one indexed read, made on every /v1 request, with no
 // cache, so a revocation applies to the very next request.
 func (s *Store) ProjectIDForKey(ctx context.Context, hash string) (string, error) {
-	var projectID string
+	kp, err := s.ProjectForKey(ctx, hash)
+	return kp.ID, err
+}
+
+// KeyProject is what an API key decides: the project, and the version of
+// its tool switches (for the switch cache; see DisabledTools).
+type KeyProject struct {
+	ID           string
+	ToolsVersion int64
+}
+
+// ProjectForKey is ProjectIDForKey with the project's tool-switch version,
+// read in the same query.
+func (s *Store) ProjectForKey(ctx context.Context, hash string) (KeyProject, error) {
+	var kp KeyProject
 	err := s.readRow(ctx,
-		`SELECT project_id FROM api_keys
-		 WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
-		hash, millis(s.now())).Scan(&projectID)
+		`SELECT k.project_id, p.tools_version FROM api_keys k JOIN projects p ON p.id = k.project_id
+		 WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)`,
+		hash, millis(s.now())).Scan(&kp.ID, &kp.ToolsVersion)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", ErrNotFound
+		return KeyProject{}, ErrNotFound
 	}
 	if err != nil {
-		return "", fmt.Errorf("store: look up api key: %w", err)
+		return KeyProject{}, fmt.Errorf("store: look up api key: %w", err)
 	}
-	return projectID, nil
+	return kp, nil
 }

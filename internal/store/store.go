@@ -52,6 +52,7 @@ type Store struct {
 	read  *sql.DB
 	now   func() time.Time
 	stmts stmtCache
+	tools toolCache
 }
 
 // ParseURL splits a SWITCHBOARD_DATABASE_URL into its dialect and the DSN

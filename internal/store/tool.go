@@ -4,12 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 )
 
 // SetToolsEnabled turns tools on or off in a project, in one transaction.
 func (s *Store) SetToolsEnabled(ctx context.Context, projectID string, toolIDs []string, enabled bool) error {
 	now := millis(s.now())
 	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE projects SET tools_version = tools_version + 1 WHERE id = $1`, projectID); err != nil {
+			return err
+		}
 		for _, id := range toolIDs {
 			if _, err := tx.ExecContext(ctx,
 				`INSERT INTO tool_settings (project_id, tool_id, enabled, updated_at) VALUES ($1, $2, $3, $4)
@@ -26,8 +30,26 @@ func (s *Store) SetToolsEnabled(ctx context.Context, projectID string, toolIDs [
 	return nil
 }
 
-// DisabledTools returns the set of tool ids turned off in a project.
+// DisabledTools returns the set of tool ids turned off in a project. The
+// set must not be modified. When ctx carries the project's tool-switch
+// version (WithToolsVersion, set from the API key lookup), the set comes
+// from an in-process cache keyed by that version, so a request pays no
+// extra round trip and a switch still shows on the next request.
 func (s *Store) DisabledTools(ctx context.Context, projectID string) (map[string]bool, error) {
+	v, versioned := toolsVersion(ctx, projectID)
+	if versioned {
+		if set, ok := s.tools.get(projectID, v); ok {
+			return set, nil
+		}
+	}
+	set, err := s.queryDisabledTools(ctx, projectID)
+	if err == nil && versioned {
+		s.tools.put(projectID, v, set)
+	}
+	return set, err
+}
+
+func (s *Store) queryDisabledTools(ctx context.Context, projectID string) (map[string]bool, error) {
 	rows, err := s.readRows(ctx,
 		`SELECT tool_id FROM tool_settings WHERE project_id = $1 AND enabled = $2`, projectID, false)
 	if err != nil {
@@ -47,6 +69,10 @@ func (s *Store) DisabledTools(ctx context.Context, projectID string) (map[string
 
 // ToolDisabled reports whether a project has turned one tool off.
 func (s *Store) ToolDisabled(ctx context.Context, projectID, toolID string) (bool, error) {
+	if _, versioned := toolsVersion(ctx, projectID); versioned {
+		set, err := s.DisabledTools(ctx, projectID)
+		return set[toolID], err
+	}
 	var enabled bool
 	err := s.readRow(ctx,
 		`SELECT enabled FROM tool_settings WHERE project_id = $1 AND tool_id = $2`, projectID, toolID).Scan(&enabled)
@@ -57,4 +83,57 @@ func (s *Store) ToolDisabled(ctx context.Context, projectID, toolID string) (boo
 		return false, fmt.Errorf("store: tool disabled: %w", err)
 	}
 	return !enabled, nil
+}
+
+type toolsVersionKey struct{}
+
+type versionedProject struct {
+	projectID string
+	version   int64
+}
+
+// WithToolsVersion returns ctx carrying a project's tool-switch version.
+func WithToolsVersion(ctx context.Context, projectID string, version int64) context.Context {
+	return context.WithValue(ctx, toolsVersionKey{}, versionedProject{projectID, version})
+}
+
+func toolsVersion(ctx context.Context, projectID string) (int64, bool) {
+	v, ok := ctx.Value(toolsVersionKey{}).(versionedProject)
+	if !ok || v.projectID != projectID {
+		return 0, false
+	}
+	return v.version, true
+}
+
+// toolCache keeps each project's disabled tools at a version.
+type toolCache struct {
+	mu      sync.Mutex
+	entries map[string]toolEntry
+}
+
+type toolEntry struct {
+	version int64
+	set     map[string]bool
+}
+
+func (c *toolCache) get(projectID string, version int64) (map[string]bool, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[projectID]
+	if !ok || e.version != version {
+		return nil, false
+	}
+	return e.set, true
+}
+
+func (c *toolCache) put(projectID string, version int64, set map[string]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = map[string]toolEntry{}
+	}
+	if e, ok := c.entries[projectID]; ok && e.version > version {
+		return
+	}
+	c.entries[projectID] = toolEntry{version, set}
 }

@@ -24,6 +24,7 @@ func Run(t *testing.T, open Opener) {
 		"Bootstrap_OnlyOnEmptyDatabase":          testBootstrapOnce,
 		"Bootstrap_ConcurrentCallsCreateOneOnly": testBootstrapConcurrent,
 		"Tools_DisableEnablePerProject":          testToolSettings,
+		"Tools_VersionFromKeyKeepsCacheFresh":    testToolVersionCache,
 	}
 	for name, fn := range connectionTests() {
 		tests[name] = fn
@@ -249,5 +250,37 @@ func testToolSettings(t *testing.T, open Opener) {
 	got, _ = s.DisabledTools(ctx, a.ID)
 	if len(got) != 1 || !got["slack_send_message"] {
 		t.Fatalf("after enabling one: %v", got)
+	}
+}
+
+func testToolVersionCache(t *testing.T, open Opener) {
+	s := open(t, nil)
+	ctx := context.Background()
+	p, _ := s.CreateProject(ctx, "p")
+	key, nk := newKey(t, p.ID)
+	if _, err := s.CreateAPIKey(ctx, nk); err != nil {
+		t.Fatal(err)
+	}
+	kp, err := s.ProjectForKey(ctx, apikey.Hash(key))
+	if err != nil || kp.ID != p.ID {
+		t.Fatalf("key: %+v %v", kp, err)
+	}
+	before := store.WithToolsVersion(ctx, p.ID, kp.ToolsVersion)
+	if set, _ := s.DisabledTools(before, p.ID); len(set) != 0 {
+		t.Fatalf("fresh project: %v", set)
+	}
+	if err := s.SetToolsEnabled(ctx, p.ID, []string{"github_create_issue"}, false); err != nil {
+		t.Fatal(err)
+	}
+	next, _ := s.ProjectForKey(ctx, apikey.Hash(key))
+	if next.ToolsVersion == kp.ToolsVersion {
+		t.Fatal("a tool switch did not change the version")
+	}
+	after := store.WithToolsVersion(ctx, p.ID, next.ToolsVersion)
+	if set, _ := s.DisabledTools(after, p.ID); !set["github_create_issue"] {
+		t.Fatalf("the next request did not see the switch: %v", set)
+	}
+	if off, _ := s.ToolDisabled(after, p.ID, "github_create_issue"); !off {
+		t.Fatal("ToolDisabled missed the switch")
 	}
 }
