@@ -101,7 +101,7 @@ type CreateRequest struct {
 // Create stores a credential the caller already holds as a new account.
 func (s *Service) Create(ctx context.Context, projectID string, req CreateRequest) (store.Connection, error) {
 	var issues apierr.Issues
-	con, ok := s.catalog.Connector(req.ConnectorID)
+	con, ok := catalog.FromContext(ctx, s.catalog).Connector(req.ConnectorID)
 	switch {
 	case req.ConnectorID == "":
 		issues.Add(apierr.IssueRequired, []any{"connectorId"}, "is required")
@@ -255,7 +255,7 @@ func (s *Service) Rotate(ctx context.Context, projectID, id string, raw json.Raw
 	if err != nil {
 		return 0, err
 	}
-	con, ok := s.catalog.Connector(c.ConnectorID)
+	con, ok := catalog.FromContext(ctx, s.catalog).Connector(c.ConnectorID)
 	if !ok {
 		return 0, apierr.New(apierr.ConnectorUnavailable, "connector %s is no longer available", c.ConnectorID)
 	}

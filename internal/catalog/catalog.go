@@ -1,8 +1,10 @@
 package catalog
 
 import (
+	"context"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Catalog is the loaded, validated set of built-in connectors. It is
@@ -160,4 +162,46 @@ func (c *Catalog) SearchConnectors(query string, keep func(*Connector) bool) []*
 		out[i] = c.connectors[h.Doc]
 	}
 	return out
+}
+
+// With returns a catalog of c's connectors and a project's own connectors
+// (extra), validated as strictly as built-ins (but without logo files).
+// An extra connector may not take a built-in id.
+func (c *Catalog) With(extra []*Connector) (*Catalog, error) {
+	var problems []string
+	all := append([]*Connector(nil), c.connectors...)
+	for _, con := range extra {
+		if _, taken := c.byID[con.ID]; taken {
+			problems = append(problems, fmt.Sprintf("connector id %q is a built-in connector's", con.ID))
+			continue
+		}
+		v := &validator{relaxed: true}
+		v.connector(con)
+		for _, p := range v.problems {
+			problems = append(problems, con.ID+": "+p)
+		}
+		all = append(all, con)
+	}
+	out, errs := newCatalog(all)
+	problems = append(problems, errs...)
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("catalog: %d problems:\n  %s", len(problems), strings.Join(problems, "\n  "))
+	}
+	return out, nil
+}
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying the catalog of the request's project
+// (the built-ins and the project's own connectors).
+func NewContext(ctx context.Context, c *Catalog) context.Context {
+	return context.WithValue(ctx, ctxKey{}, c)
+}
+
+// FromContext returns the catalog ctx carries, or fallback.
+func FromContext(ctx context.Context, fallback *Catalog) *Catalog {
+	if c, ok := ctx.Value(ctxKey{}).(*Catalog); ok && c != nil {
+		return c
+	}
+	return fallback
 }

@@ -73,7 +73,22 @@ type Connector struct {
 	Identity         *Identity         `yaml:"identity" json:"identity,omitempty"`
 	Tools            []*Tool           `yaml:"tools" json:"tools"`
 	Triggers         []*Trigger        `yaml:"triggers" json:"triggers,omitempty"`
+	// Origin is "" for a built-in connector, "mcp" for a project's MCP
+	// server and "openapi" for a project's imported REST API.
+	Origin string `yaml:"-" json:"origin,omitempty"`
 }
+
+// Builtin reports whether the connector ships with Switchboard.
+func (c *Connector) Builtin() bool { return c.Origin == "" }
+
+// MCP reports whether the connector is a project's MCP server.
+func (c *Connector) MCP() bool { return c.Origin == OriginMCP }
+
+// Origins of a project's own connectors.
+const (
+	OriginMCP     = "mcp"
+	OriginOpenAPI = "openapi"
+)
 
 // API is where a connector's tools and the raw proxy send requests.
 type API struct {
@@ -287,6 +302,16 @@ type HookCall struct {
 
 // Schema is a JSON Schema kept as JSON text, converted from YAML at load.
 type Schema json.RawMessage
+
+// UnmarshalJSON keeps the schema as it is.
+func (s *Schema) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*s = nil
+		return nil
+	}
+	*s = append((*s)[:0], b...)
+	return nil
+}
 
 // MarshalJSON writes the schema as it is.
 func (s Schema) MarshalJSON() ([]byte, error) {

@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/trigger"
+	"github.com/switchboard-gw/switchboard/internal/upstream"
 	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
@@ -110,7 +111,7 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 		Keyring: ring, Client: guard.Client(), Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL})
 
 	api := httpapi.New(httpapi.Options{
-		Store: st, Logger: log, Catalog: cat, Logos: builtin.FS, Accounts: accounts, Executor: executor,
+		Store: st, Logger: log, Catalog: cat, Catalogs: upstream.NewCatalogs(cat, st), Logos: builtin.FS, Accounts: accounts, Executor: executor,
 		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Page: page, Triggers: triggers, Webhooks: webhooks,
 		BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
 	})

@@ -87,7 +87,7 @@ type Call struct {
 // Execute runs one tool for one user and returns the provider's answer
 // (the part the tool's definition selects).
 func (e *Executor) Execute(ctx context.Context, c Call) (any, error) {
-	tool, ok := e.catalog.Tool(c.ToolID)
+	tool, ok := catalog.FromContext(ctx, e.catalog).Tool(c.ToolID)
 	if !ok {
 		return nil, apierr.New(apierr.ToolNotFound, "no tool %q; GET /v1/tools lists them", c.ToolID)
 	}

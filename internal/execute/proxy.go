@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"mime"
 	"net/http"
 	"net/url"
@@ -35,7 +36,7 @@ var droppedHeaders = map[string]bool{"authorization": true, "proxy-authorization
 // credential and returns the provider's body: JSON as JSON, text as text,
 // anything else as base64 with its content type.
 func (e *Executor) Proxy(ctx context.Context, c ProxyCall) (any, error) {
-	con, ok := e.catalog.Connector(c.ConnectorID)
+	con, ok := catalog.FromContext(ctx, e.catalog).Connector(c.ConnectorID)
 	if !ok {
 		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"connectorId"},
 			Message: "is not a connector; GET /v1/connectors lists them"})
@@ -171,7 +172,7 @@ func (e *Executor) CallAPI(ctx context.Context, projectID, connectionID, method,
 	if err != nil {
 		return nil, err
 	}
-	con, ok := e.catalog.Connector(conn.ConnectorID)
+	con, ok := catalog.FromContext(ctx, e.catalog).Connector(conn.ConnectorID)
 	if !ok {
 		return nil, apierr.New(apierr.ConnectorUnavailable, "connector %s is not available", conn.ConnectorID)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
@@ -43,6 +44,14 @@ func (s *Server) requireAPIKey(next http.Handler) http.Handler {
 			info.projectID = kp.ID
 		}
 		ctx := store.WithToolsVersion(context.WithValue(r.Context(), projectKey{}, kp.ID), kp.ID, kp.ToolsVersion)
+		if s.catalogs != nil {
+			cat, err := s.catalogs.For(ctx, kp.ID)
+			if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			ctx = catalog.NewContext(ctx, cat)
+		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

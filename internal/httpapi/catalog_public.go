@@ -70,7 +70,7 @@ func (s *Server) handlePublicCatalog(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	all, facets := s.listConnectors(cq)
+	all, facets := s.listConnectors(s.catalog, cq)
 	page, next := pageOf(all, cq.page, "catalog", "public")
 	items := make([]publicConnectorItem, len(page))
 	for i, c := range page {

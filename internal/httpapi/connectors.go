@@ -42,10 +42,10 @@ type connectorFacets struct {
 // listConnectors applies the query to the catalog: search ranking when a
 // query is given, else most popular first, then by id. It returns the
 // matches and, when asked, facet counts that respect every other filter.
-func (s *Server) listConnectors(cq connectorQuery) ([]*catalog.Connector, *connectorFacets) {
-	base := s.catalog.Connectors()
+func (s *Server) listConnectors(cat *catalog.Catalog, cq connectorQuery) ([]*catalog.Connector, *connectorFacets) {
+	base := cat.Connectors()
 	if cq.query != "" {
-		base = s.catalog.SearchConnectors(cq.query, nil)
+		base = cat.SearchConnectors(cq.query, nil)
 	}
 	inCategory := func(c *catalog.Connector) bool { return cq.category == "" || c.Category == cq.category }
 	inPopular := func(c *catalog.Connector) bool { return cq.popular == nil || c.Popular() == *cq.popular }
@@ -114,7 +114,7 @@ type authMethodItem struct {
 // connectorDetail is GET /v1/connectors/:id.
 type connectorDetail struct {
 	connectorItem
-	ToolIDs []string `json:"toolIds"`
+	ToolIDs []string `json:"toolIds,omitempty"`
 }
 
 func (s *Server) connectorItem(c *catalog.Connector) connectorItem {
@@ -124,7 +124,7 @@ func (s *Server) connectorItem(c *catalog.Connector) connectorItem {
 	}
 	return connectorItem{
 		ID: c.ID, Name: c.Name, Description: c.Description, Category: c.Category,
-		Logo: s.logoURL(c.ID), AuthMethods: methods,
+		Logo: s.logoURL(c.ID), AuthMethods: methods, MCP: c.MCP(),
 	}
 }
 
@@ -139,7 +139,7 @@ func (s *Server) handleConnectorList(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	all, facets := s.listConnectors(cq)
+	all, facets := s.listConnectors(catalog.FromContext(r.Context(), s.catalog), cq)
 	page, next := pageOf(all, cq.page, "connectors", pid)
 	items := make([]connectorItem, len(page))
 	for i, c := range page {
@@ -155,7 +155,7 @@ func (s *Server) handleConnectorList(w http.ResponseWriter, r *http.Request) err
 
 // handleConnectorGet is GET /v1/connectors/:id.
 func (s *Server) handleConnectorGet(w http.ResponseWriter, r *http.Request) error {
-	c, ok := s.catalog.Connector(r.PathValue("id"))
+	c, ok := catalog.FromContext(r.Context(), s.catalog).Connector(r.PathValue("id"))
 	if !ok {
 		return apierr.New(apierr.ConnectorNotFound, "no connector %q; GET /v1/connectors lists them", r.PathValue("id"))
 	}
@@ -170,6 +170,9 @@ func (s *Server) handleConnectorGet(w http.ResponseWriter, r *http.Request) erro
 		}
 	}
 	slices.Sort(ids)
+	if c.MCP() {
+		ids = nil // an MCP server's tools come from the server
+	}
 	respond(w, http.StatusOK, connectorDetail{connectorItem: s.connectorItem(c), ToolIDs: ids})
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/trigger"
+	"github.com/switchboard-gw/switchboard/internal/upstream"
 	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
@@ -28,6 +29,8 @@ type Options struct {
 	Store   *store.Store
 	Logger  *slog.Logger
 	Catalog *catalog.Catalog
+	// Catalogs gives each project its catalog with its own connectors (nil: built-ins only).
+	Catalogs *upstream.Catalogs
 	// Accounts and Executor are the connection and execution services.
 	Accounts *account.Service
 	Executor *execute.Executor
@@ -58,6 +61,7 @@ type Server struct {
 	store     *store.Store
 	log       *slog.Logger
 	catalog   *catalog.Catalog
+	catalogs  *upstream.Catalogs
 	accounts  *account.Service
 	executor  *execute.Executor
 	sessions  *session.Service
@@ -77,7 +81,7 @@ type Server struct {
 // New returns a Server.
 func New(o Options) *Server {
 	s := &Server{
-		store: o.Store, log: o.Logger, catalog: o.Catalog, accounts: o.Accounts, executor: o.Executor,
+		store: o.Store, log: o.Logger, catalog: o.Catalog, catalogs: o.Catalogs, accounts: o.Accounts, executor: o.Executor,
 		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page,
 		triggers: o.Triggers, webhooks: o.Webhooks, logos: o.Logos,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,

@@ -71,9 +71,10 @@ func (s *Server) handleToolList(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 
-	base := s.catalog.Tools()
+	cat := catalog.FromContext(r.Context(), s.catalog)
+	base := cat.Tools()
 	if query != "" {
-		hits := s.catalog.SearchTools(query, nil)
+		hits := cat.SearchTools(query, nil)
 		base = make([]*catalog.Tool, len(hits))
 		for i, h := range hits {
 			base[i] = h.Tool

@@ -160,7 +160,7 @@ func invalidArgs(issues ...apierr.Issue) Outcome {
 
 // runAction runs a tool of the scope for the session's user.
 func (s *Service) runAction(ctx context.Context, ss *Session, sc *Scope, id string, input json.RawMessage, account string) (Outcome, error) {
-	tool, ok := s.catalog.Tool(id)
+	tool, ok := catalog.FromContext(ctx, s.catalog).Tool(id)
 	if !ok {
 		return refuse("not_in_scope", "there is no action %q; find actions with %s", id, MetaSearch), nil
 	}
@@ -309,7 +309,7 @@ func (s *Service) search(ctx context.Context, ss *Session, sc *Scope, queries []
 	var out []result
 	for _, q := range queries {
 		r := result{Query: q, Actions: []action{}}
-		hits := s.catalog.SearchTools(q, func(t *catalog.Tool) bool { return sc.Has(t.ID) })
+		hits := catalog.FromContext(ctx, s.catalog).SearchTools(q, func(t *catalog.Tool) bool { return sc.Has(t.ID) })
 		for i := 0; i < len(hits) && i < 5; i++ {
 			t := hits[i].Tool
 			r.Actions = append(r.Actions, action{ID: t.ID, Name: t.Name, Description: t.Description, Connector: t.Connector().ID,

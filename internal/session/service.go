@@ -79,7 +79,7 @@ func (sc *Scope) HasConnector(id string) bool {
 // Create validates a request and stores a new session.
 func (s *Service) Create(ctx context.Context, projectID string, r CreateRequest) (*Session, *Scope, error) {
 	var issues apierr.Issues
-	spec, ttl := r.validate(s.catalog, &issues)
+	spec, ttl := r.validate(catalog.FromContext(ctx, s.catalog), &issues)
 	if err := issues.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -149,7 +149,8 @@ func (s *Service) Scope(ctx context.Context, projectID string, spec Spec) (*Scop
 	pol, _ := json.Marshal(spec.Policy)
 	fmt.Fprintf(h, "%s\n%v\n", pol, spec.AllowGlobalAccounts)
 	seen := map[string]bool{}
-	for _, t := range s.catalog.Tools() {
+	cat := catalog.FromContext(ctx, s.catalog)
+	for _, t := range cat.Tools() {
 		if disabled[t.ID] || excluded(spec, t) != "" {
 			continue
 		}
@@ -160,12 +161,12 @@ func (s *Service) Scope(ctx context.Context, projectID string, spec Spec) (*Scop
 	}
 	if spec.Connectors != nil {
 		for _, id := range spec.Connectors {
-			if c, ok := s.catalog.Connector(id); ok {
+			if c, ok := cat.Connector(id); ok {
 				sc.Connectors = append(sc.Connectors, c)
 			}
 		}
 	} else {
-		for _, c := range s.catalog.Connectors() {
+		for _, c := range cat.Connectors() {
 			if seen[c.ID] {
 				sc.Connectors = append(sc.Connectors, c)
 			}

@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ProjectConnector is a project's own connector (MCP server or imported API).
+type ProjectConnector struct {
+	ProjectID   string
+	ConnectorID string
+	Origin      string
+	// Source is where it came from: the MCP server URL or the document's location.
+	Source     string
+	Definition []byte
+	// Headers are an MCP server's static headers, sealed.
+	Headers   []byte
+	UpdatedAt time.Time
+}
+
+// PutProjectConnector creates or replaces a project's connector and bumps
+// the project's catalog version in the same transaction.
+func (s *Store) PutProjectConnector(ctx context.Context, c ProjectConnector) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO project_connectors (project_id, connector_id, origin, source, definition, headers, updated_at)
+			 VALUES ($1, $2, $3, $4, $5, $6, $7)
+			 ON CONFLICT (project_id, connector_id) DO UPDATE SET origin = excluded.origin, source = excluded.source,
+			   definition = excluded.definition, headers = excluded.headers, updated_at = excluded.updated_at`,
+			c.ProjectID, c.ConnectorID, c.Origin, c.Source, string(c.Definition), c.Headers, millis(s.now())); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE projects SET tools_version = tools_version + 1 WHERE id = $1`, c.ProjectID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: put project connector: %w", err)
+	}
+	return nil
+}
+
+// ListProjectConnectors returns a project's own connectors by id.
+func (s *Store) ListProjectConnectors(ctx context.Context, projectID string) ([]ProjectConnector, error) {
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT project_id, connector_id, origin, source, definition, headers, updated_at FROM project_connectors
+		 WHERE project_id = $1 ORDER BY connector_id`, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("store: list project connectors: %w", err)
+	}
+	defer rows.Close()
+	out := []ProjectConnector{}
+	for rows.Next() {
+		var c ProjectConnector
+		var def string
+		var updated int64
+		if err := rows.Scan(&c.ProjectID, &c.ConnectorID, &c.Origin, &c.Source, &def, &c.Headers, &updated); err != nil {
+			return nil, err
+		}
+		c.Definition, c.UpdatedAt = []byte(def), fromMillis(updated)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// GetProjectConnector returns one of a project's own connectors.
+func (s *Store) GetProjectConnector(ctx context.Context, projectID, connectorID string) (ProjectConnector, error) {
+	list, err := s.ListProjectConnectors(ctx, projectID)
+	if err != nil {
+		return ProjectConnector{}, err
+	}
+	for _, c := range list {
+		if c.ConnectorID == connectorID {
+			return c, nil
+		}
+	}
+	return ProjectConnector{}, ErrNotFound
+}
+
+// DeleteProjectConnector removes a project's connector (and bumps the version).
+func (s *Store) DeleteProjectConnector(ctx context.Context, projectID, connectorID string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM project_connectors WHERE project_id = $1 AND connector_id = $2`, projectID, connectorID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE projects SET tools_version = tools_version + 1 WHERE id = $1`, projectID)
+		return err
+	})
+}
+
+// CatalogVersion returns a project's catalog version (tool switches and own
+// connectors), for callers without an API key lookup (the Connect page).
+func (s *Store) CatalogVersion(ctx context.Context, projectID string) (int64, error) {
+	var v int64
+	err := s.readRow(ctx, `SELECT tools_version FROM projects WHERE id = $1`, projectID).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	return v, err
+}
+
+// ProjectVersion returns the catalog version ctx carries for a project.
+func ProjectVersion(ctx context.Context, projectID string) (int64, bool) {
+	return toolsVersion(ctx, projectID)
+}
