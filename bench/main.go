@@ -441,7 +441,7 @@ func newStack(pgURL string, conc int) (*stack, error) {
 		return nil, err
 	}
 	s.searchID = all.ID
-	rec, err := sessions.EndpointRecord(session.EndpointRequest{ProjectID: proj.ID, Slug: "bulk-all", Connectors: []string{"bulk"}})
+	rec, err := sessions.EndpointRecord(context.Background(), session.EndpointRequest{ProjectID: proj.ID, Slug: "bulk-all", Connectors: []string{"bulk"}})
 	if err != nil {
 		return nil, err
 	}

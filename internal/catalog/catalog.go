@@ -190,6 +190,12 @@ func (c *Catalog) With(extra []*Connector) (*Catalog, error) {
 	return out, nil
 }
 
+// CheckOwn validates a project's own connector as With would.
+func CheckOwn(con *Connector) error {
+	_, err := (&Catalog{byID: map[string]*Connector{}}).With([]*Connector{con})
+	return err
+}
+
 type ctxKey struct{}
 
 // NewContext returns ctx carrying the catalog of the request's project

@@ -57,6 +57,10 @@ func (p *Program) admin(ctx context.Context, args []string) error {
 		return p.adminWebhook(ctx, args[1], args[2:])
 	case "asset upload":
 		return p.adminAssetUpload(ctx, args[2:])
+	case "openapi import":
+		return p.adminOpenAPIImport(ctx, args[2:])
+	case "connectors list", "connectors remove":
+		return p.adminConnectors(ctx, args[1], args[2:])
 	}
 	return usagef("unknown admin command %q; run 'switchboard help'", args[0]+" "+args[1])
 }
@@ -68,8 +72,8 @@ type adminCommand struct {
 	asJSON *bool
 }
 
-func (p *Program) adminFlags(name string) *adminCommand {
-	c := p.configFlags("admin " + name)
+func (p *Program) adminFlags(name string, skip ...string) *adminCommand {
+	c := p.configFlags("admin "+name, skip...)
 	return &adminCommand{configured: c, asJSON: c.fs.Bool("json", false, "print one JSON document")}
 }
 

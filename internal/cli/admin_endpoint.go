@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
 
 // endpointFlags are the flags of endpoint create and update.
@@ -103,7 +104,11 @@ func (p *Program) adminEndpoint(ctx context.Context, verb string, args []string)
 		} else if err := requireProject(ctx, st, projectID); err != nil {
 			return err
 		}
-		rec, err := sessions.EndpointRecord(ef.request(projectID))
+		projectCat, err := upstream.NewCatalogs(cat, st).For(ctx, projectID)
+		if err != nil {
+			return err
+		}
+		rec, err := sessions.EndpointRecord(catalog.NewContext(ctx, projectCat), ef.request(projectID))
 		if err != nil {
 			return err
 		}

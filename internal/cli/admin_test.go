@@ -310,3 +310,41 @@ func newProject(t *testing.T, env map[string]string) projectRef {
 	}
 	return p
 }
+
+func TestAdminOpenAPIImport_ReimportReportsChanges(t *testing.T) {
+	t.Parallel()
+	env := dbEnv(t)
+	proj := newProject(t, env)
+	doc, err := os.ReadFile("../upstream/testdata/notes-31.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "notes.yaml")
+	_ = os.WriteFile(file, doc, 0o600)
+	code, out, stderr := runCLI(t, env, "admin", "openapi", "import", "--project", proj.ID, "--id", "notes", file, "--json")
+	if code != 0 || !strings.Contains(out, `"tools": 2`) || !strings.Contains(out, `"notes_list_notes"`) {
+		t.Fatalf("import: %d %s %s", code, out, stderr)
+	}
+	changed := strings.Replace(string(doc), "summary: List notes matching a search", "summary: List the notes that match a search", 1)
+	changed = strings.Replace(changed, "    post:\n      operationId: createNote", "    put:\n      operationId: replaceNotes", 1)
+	_ = os.WriteFile(file, []byte(changed), 0o600)
+	code, out, _ = runCLI(t, env, "admin", "openapi", "import", "--project", proj.ID, "--id", "notes", file, "--json")
+	var res struct {
+		Changes map[string][]string
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || strings.Join(res.Changes["added"], ",") != "notes_replace_notes" ||
+		strings.Join(res.Changes["removed"], ",") != "notes_create_note" || strings.Join(res.Changes["changed"], ",") != "notes_list_notes" {
+		t.Fatalf("re-import: %d %s", code, out)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	_ = os.WriteFile(bad, []byte("openapi: 3.0.0\n"), 0o600)
+	if code, _, stderr := runCLI(t, env, "admin", "openapi", "import", "--project", proj.ID, "--id", "notes", bad); code != exitError || !strings.Contains(stderr, "was not imported") {
+		t.Fatalf("bad document: %d %s", code, stderr)
+	}
+	if code, out, _ := runCLI(t, env, "admin", "connectors", "list", "--project", proj.ID, "--json"); code != 0 || !strings.Contains(out, `"origin": "openapi"`) {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	if code, _, _ := runCLI(t, env, "admin", "connectors", "remove", "--project", proj.ID, "notes"); code != 0 {
+		t.Fatalf("remove: %d", code)
+	}
+}

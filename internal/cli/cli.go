@@ -65,6 +65,8 @@ Usage:
       [--read-only] [--max-data-class …] [--require-user] [--allow-global-accounts]
   switchboard admin endpoint list --project ID | update --slug SLUG … | delete SLUG
   switchboard admin webhook create --project ID --url URL [--description …] | list --project ID | delete --project ID ID
+  switchboard admin openapi import --project ID --id my_api FILE_OR_URL [--base-url …] [--name …] [--category …]
+  switchboard admin connectors list --project ID | remove --project ID CONNECTOR_ID   (a project's own connectors)
   switchboard catalog export [--format catalog|spec-match]
   switchboard catalog check [--dir catalog] [--only IDS] [--shared ../shared]
   switchboard version

@@ -18,9 +18,9 @@ type configured struct {
 	problems func() []string
 }
 
-func (p *Program) configFlags(name string) *configured {
+func (p *Program) configFlags(name string, skip ...string) *configured {
 	fs := p.newFlagSet(name)
-	cfg, problems := config.Bind(fs, p.Getenv)
+	cfg, problems := config.Bind(fs, p.Getenv, skip...)
 	return &configured{fs: fs, cfg: cfg, problems: problems}
 }
 

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,9 +94,16 @@ var options = []option{
 // non-empty environment variable (read through getenv), else the default.
 // Environment values are never flag defaults, so help output cannot print
 // a secret. finish returns the values that do not parse, for Resolve.
-func Bind(fs *flag.FlagSet, getenv func(string) string) (cfg *Config, finish func() []string) {
+//
+// Flags named in skip are not registered (a command that uses the name for
+// something else); their settings still come from the environment.
+func Bind(fs *flag.FlagSet, getenv func(string) string, skip ...string) (cfg *Config, finish func() []string) {
 	r := &raw{}
 	for _, o := range options {
+		if slices.Contains(skip, o.flag) {
+			*o.str(r) = o.def
+			continue
+		}
 		fs.StringVar(o.str(r), o.flag, o.def, o.usage+" ("+o.env+")")
 	}
 	cfg = &r.Config

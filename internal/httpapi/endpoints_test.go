@@ -24,7 +24,12 @@ func (f *fixture) endpoint(t *testing.T, r session.EndpointRequest) {
 	if r.ProjectID == "" {
 		r.ProjectID = f.project.ID
 	}
-	rec, err := f.srv.sessions.EndpointRecord(r)
+	cat, err := f.srv.catalogs.For(context.Background(), r.ProjectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := catalog.NewContext(context.Background(), cat)
+	rec, err := f.srv.sessions.EndpointRecord(ctx, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,12 +167,12 @@ func TestEndpointRecord_Rules(t *testing.T) {
 		{Slug: "fine-slug", Mode: "both"}, {Slug: "fine-slug", Connectors: []string{"nope"}}, {Slug: "fine-slug", MaxDataClass: "secret"},
 	} {
 		r.ProjectID = f.project.ID
-		if _, err := f.srv.sessions.EndpointRecord(r); err == nil {
+		if _, err := f.srv.sessions.EndpointRecord(context.Background(), r); err == nil {
 			t.Errorf("%+v accepted", r)
 		}
 	}
 	f.endpoint(t, session.EndpointRequest{Slug: "taken"})
-	rec, _ := f.srv.sessions.EndpointRecord(session.EndpointRequest{ProjectID: f.project.ID, Slug: "taken"})
+	rec, _ := f.srv.sessions.EndpointRecord(context.Background(), session.EndpointRequest{ProjectID: f.project.ID, Slug: "taken"})
 	if _, err := f.store.CreateEndpoint(context.Background(), rec); err == nil {
 		t.Fatal("a taken slug was stored twice")
 	}
@@ -201,7 +206,7 @@ func TestEndpoint_ToolsListWithThousandTools(t *testing.T) {
 	if _, err := st.CreateAPIKey(context.Background(), store.NewAPIKey{ProjectID: p.ID, Name: "k", Hash: hash, Hint: hint}); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := sessions.EndpointRecord(session.EndpointRequest{ProjectID: p.ID, Slug: "bulk-all"})
+	rec, err := sessions.EndpointRecord(context.Background(), session.EndpointRequest{ProjectID: p.ID, Slug: "bulk-all"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/store/storetest"
 	"github.com/switchboard-gw/switchboard/internal/trigger"
+	"github.com/switchboard-gw/switchboard/internal/upstream"
 	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
@@ -124,7 +125,7 @@ func setupBase(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provid
 	page := connect.NewPage(connect.PageOptions{Links: links, Store: st, Catalog: cat, Accounts: accounts, Executor: exec,
 		Keyring: ring, Client: guard.Client(), Logger: log, BaseURL: base, AssetsURL: base + "/assets", Now: clock.Now})
 	srv := New(Options{
-		Store: st, Logger: log, Catalog: cat, Logos: testCatalogFS, Accounts: accounts, Executor: exec,
+		Store: st, Logger: log, Catalog: cat, Catalogs: upstream.NewCatalogs(cat, st), Logos: testCatalogFS, Accounts: accounts, Executor: exec,
 		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Page: page, Triggers: triggers, Webhooks: webhooks,
 		BaseURL: base, WebURL: web, Now: clock.Now,
 	})

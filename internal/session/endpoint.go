@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
@@ -29,7 +30,7 @@ type EndpointRequest struct {
 }
 
 // EndpointRecord checks a request and returns the record to store.
-func (s *Service) EndpointRecord(r EndpointRequest) (store.Endpoint, error) {
+func (s *Service) EndpointRecord(ctx context.Context, r EndpointRequest) (store.Endpoint, error) {
 	var issues apierr.Issues
 	if !slugPattern.MatchString(r.Slug) {
 		issues.Add(apierr.IssueInvalidValue, []any{"slug"}, "must be 3 to 64 lowercase letters, digits and hyphens")
@@ -46,7 +47,7 @@ func (s *Service) EndpointRecord(r EndpointRequest) (store.Endpoint, error) {
 	}
 	rawPolicy, _ := json.Marshal(policy)
 	spec, _ := CreateRequest{Connectors: r.Connectors, Actions: r.Actions, AllowGlobalAccounts: r.AllowGlobalAccounts,
-		Policy: rawPolicy, forEndpoint: true}.validate(s.catalog, &issues)
+		Policy: rawPolicy, forEndpoint: true}.validate(catalog.FromContext(ctx, s.catalog), &issues)
 	if err := issues.Err(); err != nil {
 		return store.Endpoint{}, err
 	}

@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/netip"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/upstream"
+)
+
+// adminOpenAPIImport imports (or re-imports) an OpenAPI document as a
+// project's connector and reports what changed.
+func (p *Program) adminOpenAPIImport(ctx context.Context, args []string) error {
+	// --base-url here is the imported API's, not the server's public URL.
+	a := p.adminFlags("openapi import", "base-url")
+	projectID := a.fs.String("project", "", "project id (required)")
+	id := a.fs.String("id", "", "connector id, lowercase letters, digits and underscores (required)")
+	baseURL := a.fs.String("base-url", "", "API base URL (default: the document's first server)")
+	name := a.fs.String("name", "", "display name (default: the document's title)")
+	category := a.fs.String("category", "", "catalog category (default developer-tools)")
+	description := a.fs.String("description", "", "description (default: the document's)")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if *projectID == "" || *id == "" || len(pos) != 1 {
+		return usagef("usage: switchboard admin openapi import --project ID --id my_api FILE_OR_URL [--base-url …] [--name …] [--category …]")
+	}
+	data, err := readDocument(ctx, pos[0], a.cfg.OutboundAllowPrefixes)
+	if err != nil {
+		return err
+	}
+	con, rep, err := upstream.ImportOpenAPI(ctx, data, upstream.ImportOptions{ID: *id, Name: *name, Description: *description,
+		Category: *category, BaseURL: *baseURL})
+	if err != nil {
+		return fmt.Errorf("%s was not imported: %w", pos[0], err)
+	}
+	st, err := a.openProject(ctx, *projectID)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	old, err := st.GetProjectConnector(ctx, *projectID, con.ID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if err == nil && old.Origin != catalog.OriginOpenAPI {
+		return fmt.Errorf("the project's connector %q is an MCP server; choose another --id", con.ID)
+	}
+	def, err := json.Marshal(con)
+	if err != nil {
+		return err
+	}
+	changes := diffTools(old.Definition, def)
+	if err := st.PutProjectConnector(ctx, store.ProjectConnector{ProjectID: *projectID, ConnectorID: con.ID, Origin: catalog.OriginOpenAPI,
+		Source: pos[0], Definition: def}); err != nil {
+		return err
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, map[string]any{"id": con.ID, "tools": rep.Tools, "skipped": rep.Skipped, "changes": changes})
+	}
+	fmt.Fprintf(p.Stdout, "imported %s: %d tools (%d added, %d changed, %d removed)\n", con.ID, rep.Tools,
+		len(changes["added"]), len(changes["changed"]), len(changes["removed"]))
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(p.Stdout, "  skipped %s\n", s)
+	}
+	return nil
+}
+
+// readDocument reads a file, or fetches an https URL through netguard.
+func readDocument(ctx context.Context, src string, allow []netip.Prefix) ([]byte, error) {
+	if !strings.HasPrefix(src, "https://") && !strings.HasPrefix(src, "http://") {
+		return os.ReadFile(src)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := netguard.New(netguard.Options{Allow: allow}).Client().Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", src, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("fetch %s: HTTP %d", src, resp.StatusCode)
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, 20<<20))
+}
+
+// diffTools compares two connector definitions' tools by id.
+func diffTools(oldDef, newDef []byte) map[string][]string {
+	index := func(def []byte) map[string]json.RawMessage {
+		var c struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		_ = json.Unmarshal(def, &c)
+		out := map[string]json.RawMessage{}
+		for _, t := range c.Tools {
+			var id struct{ ID string }
+			_ = json.Unmarshal(t, &id)
+			out[id.ID] = t
+		}
+		return out
+	}
+	before, after := index(oldDef), index(newDef)
+	changes := map[string][]string{"added": {}, "changed": {}, "removed": {}}
+	for id, t := range after {
+		if old, ok := before[id]; !ok {
+			changes["added"] = append(changes["added"], id)
+		} else if !jsonEqual(old, t) {
+			changes["changed"] = append(changes["changed"], id)
+		}
+	}
+	for id := range before {
+		if _, ok := after[id]; !ok {
+			changes["removed"] = append(changes["removed"], id)
+		}
+	}
+	for _, v := range changes {
+		sort.Strings(v)
+	}
+	return changes
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	_ = json.Unmarshal(a, &x)
+	_ = json.Unmarshal(b, &y)
+	return reflect.DeepEqual(x, y)
+}
+
+// adminConnectors lists or removes a project's own connectors.
+func (p *Program) adminConnectors(ctx context.Context, verb string, args []string) error {
+	a := p.adminFlags("connectors " + verb)
+	projectID := a.fs.String("project", "", "project id (required)")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if *projectID == "" || (verb == "remove" && len(pos) != 1) || (verb == "list" && len(pos) != 0) {
+		return usagef("usage: switchboard admin connectors list --project ID | remove --project ID CONNECTOR_ID")
+	}
+	st, err := a.openProject(ctx, *projectID)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if verb == "remove" {
+		if err := st.DeleteProjectConnector(ctx, *projectID, pos[0]); errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("the project has no connector %q", pos[0])
+		} else if err != nil {
+			return err
+		}
+		if *a.asJSON {
+			return printJSON(p.Stdout, map[string]any{"id": pos[0], "removed": true})
+		}
+		fmt.Fprintf(p.Stdout, "removed %s\n", pos[0])
+		return nil
+	}
+	list, err := st.ListProjectConnectors(ctx, *projectID)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		ID        string    `json:"id"`
+		Origin    string    `json:"origin"`
+		Source    string    `json:"source"`
+		UpdatedAt time.Time `json:"updatedAt"`
+	}
+	rows := []row{}
+	for _, c := range list {
+		rows = append(rows, row{c.ConnectorID, c.Origin, c.Source, c.UpdatedAt})
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, rows)
+	}
+	tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tORIGIN\tSOURCE\tUPDATED")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Origin, r.Source, r.UpdatedAt.Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
