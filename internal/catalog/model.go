@@ -216,6 +216,8 @@ type Tool struct {
 	Handler string   `yaml:"handler" json:"handler,omitempty"`
 	// Keywords are extra search terms (synonyms people use for this tool).
 	Keywords []string `yaml:"keywords" json:"keywords,omitempty"`
+	// UpstreamName is the tool's name on a project's MCP server.
+	UpstreamName string `yaml:"-" json:"upstreamName,omitempty"`
 
 	connector *Connector
 	input     *jsonschema.Schema

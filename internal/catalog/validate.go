@@ -82,7 +82,15 @@ func (v *validator) connector(c *Connector) {
 			}
 		}
 	}
-	v.baseURL("api.baseUrl", c.API.BaseURL, fields)
+	if c.MCP() {
+		// A project's MCP server may live on an internal http address
+		// (reached only when the operator allows that network).
+		if u, err := url.Parse(c.API.BaseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			v.add("api.baseUrl", "%q must be an http(s) URL", c.API.BaseURL)
+		}
+	} else {
+		v.baseURL("api.baseUrl", c.API.BaseURL, fields)
+	}
 
 	if len(c.AuthMethods) == 0 {
 		v.add("authMethods", "at least one is required")

@@ -61,6 +61,8 @@ func (p *Program) admin(ctx context.Context, args []string) error {
 		return p.adminOpenAPIImport(ctx, args[2:])
 	case "connectors list", "connectors remove":
 		return p.adminConnectors(ctx, args[1], args[2:])
+	case "mcp-server add", "mcp-server list", "mcp-server refresh", "mcp-server remove":
+		return p.adminMCPServer(ctx, args[1], args[2:])
 	}
 	return usagef("unknown admin command %q; run 'switchboard help'", args[0]+" "+args[1])
 }

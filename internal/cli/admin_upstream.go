@@ -196,3 +196,109 @@ func (p *Program) adminConnectors(ctx context.Context, verb string, args []strin
 	}
 	return tw.Flush()
 }
+
+// adminMCPServer runs `admin mcp-server add|list|refresh|remove`.
+func (p *Program) adminMCPServer(ctx context.Context, verb string, args []string) error {
+	a := p.adminFlags("mcp-server " + verb)
+	projectID := a.fs.String("project", "", "project id (required)")
+	id := a.fs.String("id", "", "connector id, lowercase letters, digits and underscores")
+	serverURL := a.fs.String("url", "", "the server's Streamable HTTP URL")
+	name := a.fs.String("name", "", "display name")
+	description := a.fs.String("description", "", "what the server is for")
+	category := a.fs.String("category", "", "catalog category (default developer-tools)")
+	dataClass := a.fs.String("data-class", "", "standard, pii or phi for every tool (default pii)")
+	var headerFlags multiFlag
+	a.fs.Var(&headerFlags, "header", "a static header sent to the server, 'Name: value' (repeatable; stored sealed)")
+	pos, err := a.parse(args)
+	if err != nil {
+		return err
+	}
+	if *projectID == "" {
+		return usagef("usage: switchboard admin mcp-server add --project ID --id my_crm --url https://… [--name …] [--header 'X-Api-Key: …'] | list | refresh --id … | remove --id …")
+	}
+	if verb == "list" {
+		return p.adminConnectors(ctx, "list", append([]string{"--project", *projectID}, pos...))
+	}
+	if *id == "" {
+		return usagef("--id is required")
+	}
+	st, err := a.openProject(ctx, *projectID)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if verb == "remove" {
+		if err := st.DeleteProjectConnector(ctx, *projectID, *id); errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("the project has no connector %q", *id)
+		} else if err != nil {
+			return err
+		}
+		fmt.Fprintf(p.Stdout, "removed MCP server %s\n", *id)
+		return nil
+	}
+	ring, err := loadKeyring(a.cfg, discardLogger())
+	if err != nil {
+		return err
+	}
+	headers := map[string]string{}
+	var sealed []byte
+	if verb == "refresh" {
+		old, err := st.GetProjectConnector(ctx, *projectID, *id)
+		if err != nil || old.Origin != catalog.OriginMCP {
+			return fmt.Errorf("the project has no MCP server %q", *id)
+		}
+		var def catalog.Connector
+		_ = json.Unmarshal(old.Definition, &def)
+		*serverURL, sealed = old.Source, old.Headers
+		*name, *description, *category = firstSet(*name, def.Name), firstSet(*description, def.Description), firstSet(*category, def.Category)
+		if headers, err = upstream.OpenHeaders(ring, *projectID, *id, sealed); err != nil {
+			return fmt.Errorf("the server's headers cannot be read: %w", err)
+		}
+	} else {
+		for _, h := range headerFlags {
+			k, v, ok := strings.Cut(h, ":")
+			if !ok || strings.TrimSpace(k) == "" {
+				return usagef("--header %q must be 'Name: value'", h)
+			}
+			headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		if sealed, err = upstream.SealHeaders(ring, *projectID, *id, headers); err != nil {
+			return err
+		}
+	}
+	client := netguard.New(netguard.Options{Allow: a.cfg.OutboundAllowPrefixes}).Client()
+	con, err := upstream.DiscoverMCP(ctx, client, *serverURL, headers, upstream.MCPOptions{ID: *id, Name: *name,
+		Description: *description, Category: *category, DataClass: *dataClass})
+	if err != nil {
+		return err
+	}
+	def, _ := json.Marshal(con)
+	old, _ := st.GetProjectConnector(ctx, *projectID, con.ID)
+	if old.Origin != "" && old.Origin != catalog.OriginMCP {
+		return fmt.Errorf("the project's connector %q is an imported API; choose another --id", con.ID)
+	}
+	changes := diffTools(old.Definition, def)
+	if err := st.PutProjectConnector(ctx, store.ProjectConnector{ProjectID: *projectID, ConnectorID: con.ID, Origin: catalog.OriginMCP,
+		Source: *serverURL, Definition: def, Headers: sealed}); err != nil {
+		return err
+	}
+	if *a.asJSON {
+		return printJSON(p.Stdout, map[string]any{"id": con.ID, "tools": len(con.Tools), "changes": changes})
+	}
+	fmt.Fprintf(p.Stdout, "MCP server %s: %d tools (%d added, %d changed, %d removed)\n", con.ID, len(con.Tools),
+		len(changes["added"]), len(changes["changed"]), len(changes["removed"]))
+	return nil
+}
+
+func firstSet(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// multiFlag collects a repeated string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ", ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }

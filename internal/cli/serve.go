@@ -66,7 +66,7 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 
 	accounts := account.NewService(st, ring, cat)
 	guard := netguard.New(netguard.Options{Allow: cfg.OutboundAllowPrefixes})
-	executor := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Client: guard.Client(), Logger: log})
+	executor := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Client: guard.Client(), Keyring: ring, Logger: log})
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	runDone := make(chan struct{})
 	go func() {

@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
@@ -34,8 +35,10 @@ type Options struct {
 	Catalog  *catalog.Catalog
 	// Client is the shared, guarded outbound client (netguard).
 	Client *http.Client
-	Logger *slog.Logger
-	Now    func() time.Time
+	// Keyring opens the sealed static headers of a project's MCP servers.
+	Keyring *secret.Keyring
+	Logger  *slog.Logger
+	Now     func() time.Time
 }
 
 // Executor runs tools and proxy calls. It is safe for concurrent use.
@@ -44,6 +47,7 @@ type Executor struct {
 	accounts *account.Service
 	catalog  *catalog.Catalog
 	client   *http.Client
+	keyring  *secret.Keyring
 	log      *slog.Logger
 	now      func() time.Time
 	// owner names this process in refresh leases.
@@ -59,7 +63,7 @@ func New(o Options) *Executor {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	e := &Executor{
-		store: o.Store, accounts: o.Accounts, catalog: o.Catalog, client: o.Client, log: o.Logger, now: o.Now,
+		store: o.Store, accounts: o.Accounts, catalog: o.Catalog, client: o.Client, keyring: o.Keyring, log: o.Logger, now: o.Now,
 		owner: hex.EncodeToString(b[:]), handlers: builtinHandlers(),
 	}
 	if e.now == nil {
@@ -103,6 +107,9 @@ func (e *Executor) Execute(ctx context.Context, c Call) (any, error) {
 		return nil, err
 	}
 	con := tool.Connector()
+	if con.MCP() {
+		return e.callMCP(ctx, c, tool, input)
+	}
 	conn, err := e.accounts.Resolve(ctx, account.Use{
 		ProjectID: c.ProjectID, UserID: c.UserID, ConnectorID: con.ID, ConnectionID: c.ConnectionID,
 		Preferred: c.Preferred, AllowGlobal: c.AllowGlobal, ToolID: tool.ID,

@@ -80,7 +80,12 @@ type fixture struct {
 	providerHost string
 	// worker sends webhook deliveries when a test runs it.
 	worker *webhook.Worker
+	// ring is the fixture's key ring.
+	ring *secret.Keyring
 }
+
+// storeOpen is the store most tests run on.
+var storeOpen = storetest.OpenSQLite
 
 func setup(t *testing.T) *fixture { return setupOn(t, storetest.OpenSQLite) }
 
@@ -114,7 +119,7 @@ func setupBase(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provid
 	ring, _ := secret.NewKeyring(secret.Key{ID: "k1", Material: material})
 	accounts := account.NewService(st, ring, cat)
 	guard := netguard.New(netguard.Options{AllowLoopback: true, TLSConfig: &tls.Config{RootCAs: pool}})
-	exec := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Client: guard.Client(), Logger: log, Now: clock.Now})
+	exec := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Client: guard.Client(), Keyring: ring, Logger: log, Now: clock.Now})
 	links := connect.NewService(st, cat, web, clock.Now)
 	worker := webhook.NewWorker(st, ring, netguard.New(netguard.Options{AllowLoopback: true}).Client(), log, clock.Now)
 	webhooks := webhook.NewService(st, ring, true, worker.Notify)
@@ -140,7 +145,7 @@ func setupBase(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provid
 		t.Fatal(err)
 	}
 	return &fixture{t: t, srv: srv, h: srv.Handler(), store: st, clock: clock, logs: logs, project: p, key: key, keyID: k.ID,
-		providerHost: strings.TrimPrefix(provider.URL, "https://"), worker: worker}
+		providerHost: strings.TrimPrefix(provider.URL, "https://"), worker: worker, ring: ring}
 }
 
 // fakeHooks records the hook registrations fakeDelta received.

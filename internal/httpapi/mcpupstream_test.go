@@ -1,0 +1,133 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/session"
+	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/upstream"
+)
+
+// crmServer is an upstream MCP server (go-sdk) that needs a static API key
+// header and reports the Authorization it was sent.
+func crmServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "crm", Title: "Tiny CRM", Version: "1"}, nil)
+	destructive := true
+	srv.AddTool(&mcp.Tool{Name: "lookupCustomer", Description: "Finds a customer of the CRM by e-mail address.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"email":{"type":"string"}},"required":["email"]}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct{ Email string }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			out := map[string]any{"email": in.Email, "name": "Ann", "auth": req.Extra.Header.Get("Authorization")}
+			b, _ := json.Marshal(out)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: out}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "delete-customer", Description: "Deletes a customer.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}}}`),
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "customer is locked"}}}, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "static-crm-key" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// TestMCPServer_RunsLikeABuiltIn adds an upstream MCP server to a project and
+// runs its tools through execute, a session and an MCP endpoint.
+func TestMCPServer_RunsLikeABuiltIn(t *testing.T) {
+	t.Parallel()
+	upstreamSrv := crmServer(t)
+	f := setupWith(t, storeOpen, testCatalog(t), upstreamSrv)
+	ctx := context.Background()
+	pool := x509.NewCertPool()
+	pool.AddCert(upstreamSrv.Certificate())
+	client := netguard.New(netguard.Options{AllowLoopback: true, TLSConfig: &tls.Config{RootCAs: pool}}).Client()
+	headers := map[string]string{"X-Api-Key": "static-crm-key"}
+	if _, err := upstream.DiscoverMCP(ctx, client, upstreamSrv.URL, map[string]string{}, upstream.MCPOptions{ID: "crm"}); err == nil {
+		t.Fatal("discovery without the static header succeeded")
+	}
+	con, err := upstream.DiscoverMCP(ctx, client, upstreamSrv.URL, headers, upstream.MCPOptions{ID: "crm", DataClass: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	effects := map[string]string{}
+	for _, tl := range con.Tools {
+		effects[tl.ID] = tl.Effect + "/" + tl.UpstreamName
+	}
+	if con.Name != "Tiny CRM" || len(con.Tools) != 2 || effects["crm_lookup_customer"] != "read/lookupCustomer" ||
+		effects["crm_delete_customer"] != "destructive/delete-customer" {
+		t.Fatalf("discovered: %v", effects)
+	}
+	sealed, _ := upstream.SealHeaders(f.ring, f.project.ID, "crm", headers)
+	def, _ := json.Marshal(con)
+	if err := f.store.PutProjectConnector(ctx, store.ProjectConnector{ProjectID: f.project.ID, ConnectorID: "crm", Origin: catalog.OriginMCP,
+		Source: upstreamSrv.URL, Definition: def, Headers: sealed}); err != nil {
+		t.Fatal(err)
+	}
+	st, m, raw := f.json("GET", "/v1/connectors/crm", "")
+	if st != 200 || dataOf(m)["mcp"] != true || dataOf(m)["toolIds"] != nil {
+		t.Fatalf("detail: %d %s", st, raw)
+	}
+	if _, _, raw := f.json("GET", "/v1/connectors?query=crm", ""); !strings.Contains(raw, `"mcp":true`) {
+		t.Fatalf("list: %s", raw)
+	}
+	// Without a user account the server still takes calls (static headers).
+	st, m, raw = f.json("POST", "/v1/tools/execute", `{"toolId":"crm_lookup_customer","userId":"u1","input":{"email":"ann@example.com"}}`)
+	if st != 200 || dataOf(m)["name"] != "Ann" || dataOf(m)["auth"] != "" {
+		t.Fatalf("execute: %d %s", st, raw)
+	}
+	// With one, its key goes to the server as Authorization.
+	if st, _, raw := f.json("POST", "/v1/connections", `{"connectorId":"crm","userId":"u1","credential":{"type":"api_key","apiKey":"user-crm-token"}}`); st != 200 {
+		t.Fatal(raw)
+	}
+	_, m, _ = f.json("POST", "/v1/tools/execute", `{"toolId":"crm_lookup_customer","userId":"u1","input":{"email":"ann@example.com"}}`)
+	if dataOf(m)["auth"] != "Bearer user-crm-token" {
+		t.Fatalf("user credential not sent: %v", m)
+	}
+	if st, m, _ := f.json("POST", "/v1/tools/execute", `{"toolId":"crm_delete_customer","userId":"u1","input":{"id":"c1"}}`); st != 400 || errCode(m) != "EXECUTION_ERROR" ||
+		!strings.Contains(m["error"].(map[string]any)["upstream"].(map[string]any)["body"].(string), "locked") {
+		t.Fatalf("tool error: %d %v", st, m)
+	}
+	if st, m, _ := f.json("POST", "/v1/tools/execute", `{"toolId":"crm_lookup_customer","userId":"u1","input":{}}`); st != 400 || errCode(m) != "VALIDATION_ERROR" {
+		t.Fatalf("input not validated: %d %v", st, m)
+	}
+
+	_, m, _ = f.json("POST", "/v1/sessions", `{"userId":"u1","connectors":["crm"],"policy":{"readOnly":true}}`)
+	id := dataOf(m)["id"].(string)
+	_, m, raw = f.json("POST", "/v1/sessions/"+id+"/tools/switchboard_execute", `{"arguments":{"action":"crm_lookup_customer","input":{"email":"b@example.com"}}}`)
+	if m["ok"] != true || !strings.Contains(raw, "b@example.com") {
+		t.Fatalf("session: %s", raw)
+	}
+	f.endpoint(t, session.EndpointRequest{Slug: "crm-tools", Connectors: []string{"crm"}})
+	if names := toolNames(t, f.rpc(f.h, "/v1/mcp/crm-tools/u1", listReq)); strings.Join(names, ",") != "crm_delete_customer,crm_lookup_customer" {
+		t.Fatalf("endpoint: %v", names)
+	}
+	r := f.rpc(f.h, "/v1/mcp/crm-tools/u1", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crm_lookup_customer","arguments":{"email":"c@example.com"}}}`)
+	if r.status != 200 || !strings.Contains(string(r.body), "c@example.com") || strings.Contains(string(r.body), `"isError":true`) {
+		t.Fatalf("endpoint call: %d %s", r.status, r.body)
+	}
+	if strings.Contains(f.logs.String(), "static-crm-key") || strings.Contains(f.logs.String(), "user-crm-token") {
+		t.Fatal("a secret reached the log")
+	}
+}

@@ -1,0 +1,161 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/secret"
+)
+
+// MCPOptions describe a project's MCP server.
+type MCPOptions struct {
+	ID          string
+	Name        string
+	Description string
+	Category    string
+	// DataClass classifies every tool; pii when empty.
+	DataClass string
+}
+
+// headerTransport adds fixed headers to every request of an MCP client.
+type headerTransport struct {
+	headers map[string]string
+	next    http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return h.next.RoundTrip(r)
+}
+
+// Connect opens a client session to an MCP server over Streamable HTTP
+// with the shared (guarded) client and the given headers.
+func Connect(ctx context.Context, client *http.Client, serverURL string, headers map[string]string) (*mcp.ClientSession, error) {
+	hc := &http.Client{Transport: headerTransport{headers: headers, next: client.Transport}, Timeout: client.Timeout}
+	c := mcp.NewClient(&mcp.Implementation{Name: "switchboard", Version: "1.0.0"}, nil)
+	return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: serverURL, HTTPClient: hc, MaxRetries: -1}, nil)
+}
+
+// DiscoverMCP lists an MCP server's tools and returns the connector they
+// make: tool ids <connector>_<tool name> in snake case, effects from the
+// tools' annotations, every tool classified as the options say.
+func DiscoverMCP(ctx context.Context, client *http.Client, serverURL string, headers map[string]string, o MCPOptions) (*catalog.Connector, error) {
+	if !idPattern.MatchString(o.ID) {
+		return nil, fmt.Errorf("the id %q must be lowercase letters and digits joined by underscores", o.ID)
+	}
+	u, err := url.Parse(serverURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("the MCP server URL %q must be an http(s) URL", serverURL)
+	}
+	cs, err := Connect(ctx, client, serverURL, headers)
+	if err != nil {
+		return nil, fmt.Errorf("could not connect to the MCP server: %w", err)
+	}
+	defer cs.Close()
+	con := &catalog.Connector{
+		ID: o.ID, Name: firstNonEmpty(o.Name, o.ID), Category: firstNonEmpty(o.Category, "developer-tools"), Origin: catalog.OriginMCP,
+		API: catalog.API{BaseURL: serverURL},
+		AuthMethods: []catalog.AuthMethod{
+			{ID: "api_key", Type: catalog.AuthAPIKey, Name: "Access token", Description: "Sent to the server as Authorization: Bearer.",
+				APIKey: &catalog.Placement{In: "header", Name: "Authorization", Format: "Bearer {value}"}},
+			{ID: "none", Type: catalog.AuthNone, Name: "No account"},
+		},
+	}
+	if init := cs.InitializeResult(); init != nil && init.ServerInfo != nil {
+		con.Name = firstNonEmpty(o.Name, init.ServerInfo.Title, init.ServerInfo.Name, o.ID)
+		con.Description = firstNonEmpty(o.Description, init.Instructions)
+	}
+	if len(con.Description) < 20 {
+		con.Description = firstNonEmpty(o.Description, con.Name) + " — a project's MCP server."
+	}
+	seen := map[string]bool{}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("could not list the MCP server's tools: %w", err)
+		}
+		tool, err := mcpTool(o, t)
+		if err != nil {
+			return nil, err
+		}
+		for n := 2; seen[tool.ID]; n++ {
+			tool.ID = truncateID(fmt.Sprintf("%s_%d", strings.TrimSuffix(tool.ID, fmt.Sprintf("_%d", n-1)), n))
+		}
+		seen[tool.ID] = true
+		con.Tools = append(con.Tools, tool)
+	}
+	if len(con.Tools) == 0 {
+		return nil, fmt.Errorf("the MCP server offers no tools")
+	}
+	if err := catalog.CheckOwn(con); err != nil {
+		return nil, err
+	}
+	return con, nil
+}
+
+func mcpTool(o MCPOptions, t *mcp.Tool) (*catalog.Tool, error) {
+	schema, err := json.Marshal(t.InputSchema)
+	if err != nil || string(schema) == "null" {
+		schema = []byte(`{"type":"object","properties":{}}`)
+	}
+	effect := catalog.EffectWrite
+	if a := t.Annotations; a != nil {
+		switch {
+		case a.ReadOnlyHint:
+			effect = catalog.EffectRead
+		case a.DestructiveHint != nil && *a.DestructiveHint:
+			effect = catalog.EffectDestructive
+		}
+	}
+	desc := strings.TrimSpace(t.Description)
+	if len(desc) < 30 {
+		desc = strings.TrimSpace(desc + " Runs the " + t.Name + " tool of this MCP server.")
+	}
+	class := o.DataClass
+	if class == "" {
+		class = catalog.ClassPII
+	}
+	name := firstNonEmpty(t.Title, t.Name)
+	if t.Annotations != nil && t.Annotations.Title != "" {
+		name = t.Annotations.Title
+	}
+	return &catalog.Tool{ID: truncateID(o.ID + "_" + snake(t.Name)), Name: name, Description: desc, Effect: effect,
+		DataClassification: class, InputSchema: schema, Handler: "mcp", UpstreamName: t.Name, RequiredScopes: []string{}}, nil
+}
+
+// PurposeHeaders binds an MCP server's sealed static headers to it.
+const PurposeHeaders = "project_connector.headers"
+
+// SealHeaders seals an MCP server's static headers for one project connector.
+func SealHeaders(ring *secret.Keyring, projectID, connectorID string, headers map[string]string) ([]byte, error) {
+	if len(headers) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(headers)
+	if err != nil {
+		return nil, err
+	}
+	return ring.Seal(b, secret.AAD(PurposeHeaders, projectID+"/"+connectorID))
+}
+
+// OpenHeaders opens what SealHeaders sealed.
+func OpenHeaders(ring *secret.Keyring, projectID, connectorID string, sealed []byte) (map[string]string, error) {
+	out := map[string]string{}
+	if len(sealed) == 0 {
+		return out, nil
+	}
+	b, err := ring.Open(sealed, secret.AAD(PurposeHeaders, projectID+"/"+connectorID))
+	if err != nil {
+		return nil, err
+	}
+	return out, json.Unmarshal(b, &out)
+}
