@@ -94,12 +94,19 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 		janitor(runCtx, st, log)
 		close(janitorDone)
 	}()
+	refresher := &upstream.Refresher{Store: st, Keyring: ring, Client: guard.Client(), Logger: log}
+	refreshDone := make(chan struct{})
+	go func() {
+		refresher.Run(runCtx, 15*time.Minute)
+		close(refreshDone)
+	}()
 	defer func() {
 		// Stop the background work (this defer runs before the one that
 		// would otherwise cancel it) and wait for it before the store closes.
 		stopRun()
 		<-workerDone
 		<-janitorDone
+		<-refreshDone
 	}()
 	webhooks := webhook.NewService(st, ring, cfg.WebhooksAllowHTTPLoopback, worker.Notify)
 	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Accounts: accounts, Executor: executor,

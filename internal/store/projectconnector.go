@@ -109,3 +109,26 @@ func (s *Store) CatalogVersion(ctx context.Context, projectID string) (int64, er
 func ProjectVersion(ctx context.Context, projectID string) (int64, bool) {
 	return toolsVersion(ctx, projectID)
 }
+
+// ListAllMCPConnectors returns every project's MCP servers, for refreshing.
+func (s *Store) ListAllMCPConnectors(ctx context.Context) ([]ProjectConnector, error) {
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT project_id, connector_id, origin, source, definition, headers, updated_at FROM project_connectors
+		 WHERE origin = $1 ORDER BY project_id, connector_id`, "mcp")
+	if err != nil {
+		return nil, fmt.Errorf("store: list mcp connectors: %w", err)
+	}
+	defer rows.Close()
+	var out []ProjectConnector
+	for rows.Next() {
+		var c ProjectConnector
+		var def string
+		var updated int64
+		if err := rows.Scan(&c.ProjectID, &c.ConnectorID, &c.Origin, &c.Source, &def, &c.Headers, &updated); err != nil {
+			return nil, err
+		}
+		c.Definition, c.UpdatedAt = []byte(def), fromMillis(updated)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
