@@ -99,7 +99,14 @@ type API struct {
 	Proxy bool `yaml:"proxy" json:"proxy"`
 	// Headers are sent with every tool and proxy request.
 	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
+	// Transport is how a project's MCP server is reached: empty for
+	// Streamable HTTP, TransportSSE for the older HTTP+SSE transport.
+	Transport string `yaml:"transport" json:"transport,omitempty"`
 }
+
+// TransportSSE marks an MCP server that speaks only the HTTP+SSE transport
+// of protocol version 2024-11-05.
+const TransportSSE = "sse"
 
 // ConnectionField is a per-account value a connection's credential carries.
 type ConnectionField struct {

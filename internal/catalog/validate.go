@@ -88,8 +88,14 @@ func (v *validator) connector(c *Connector) {
 		if u, err := url.Parse(c.API.BaseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			v.add("api.baseUrl", "%q must be an http(s) URL", c.API.BaseURL)
 		}
+		if c.API.Transport != "" && c.API.Transport != TransportSSE {
+			v.add("api.transport", "%q is not a transport; leave it empty (Streamable HTTP) or say %q", c.API.Transport, TransportSSE)
+		}
 	} else {
 		v.baseURL("api.baseUrl", c.API.BaseURL, fields)
+		if c.API.Transport != "" {
+			v.add("api.transport", "is only for a project's MCP servers")
+		}
 	}
 
 	if len(c.AuthMethods) == 0 {

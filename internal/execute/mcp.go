@@ -50,7 +50,7 @@ func (e *Executor) callMCP(ctx context.Context, c Call, tool *catalog.Tool, inpu
 			headers["Authorization"] = "Bearer " + cred.AccessToken
 		}
 	}
-	cs, err := upstream.Connect(ctx, e.client, con.API.BaseURL, headers)
+	cs, err := upstream.Connect(ctx, e.client, con.API.BaseURL, con.API.Transport, headers)
 	if err != nil {
 		return nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "could not reach MCP server " + con.ID}
 	}

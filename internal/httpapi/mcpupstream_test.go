@@ -131,3 +131,43 @@ func TestMCPServer_RunsLikeABuiltIn(t *testing.T) {
 		t.Fatal("a secret reached the log")
 	}
 }
+
+// TestMCPServer_OlderSSETransport adds a server that speaks only the
+// 2024-11-05 HTTP+SSE transport: discovery falls back to it, records it, and
+// execute reaches the server over it.
+func TestMCPServer_OlderSSETransport(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "legacy-wiki", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "findPage", Description: "Finds a wiki page by title.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct{ Title string }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			out := map[string]any{"title": in.Title, "transport": "sse"}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Title}}, StructuredContent: out}, nil
+		})
+	sse := httptest.NewTLSServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(sse.Close)
+	f := setupWith(t, storeOpen, testCatalog(t), sse)
+	ctx := context.Background()
+	pool := x509.NewCertPool()
+	pool.AddCert(sse.Certificate())
+	client := netguard.New(netguard.Options{AllowLoopback: true, TLSConfig: &tls.Config{RootCAs: pool}}).Client()
+	con, err := upstream.DiscoverMCP(ctx, client, sse.URL, nil, upstream.MCPOptions{ID: "wiki"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if con.API.Transport != catalog.TransportSSE || len(con.Tools) != 1 || con.Tools[0].ID != "wiki_find_page" {
+		t.Fatalf("discovered transport %q, tools %+v", con.API.Transport, con.Tools)
+	}
+	def, _ := json.Marshal(con)
+	if err := f.store.PutProjectConnector(ctx, store.ProjectConnector{ProjectID: f.project.ID, ConnectorID: "wiki", Origin: catalog.OriginMCP,
+		Source: sse.URL, Definition: def}); err != nil {
+		t.Fatal(err)
+	}
+	st, m, raw := f.json("POST", "/v1/tools/execute", `{"toolId":"wiki_find_page","userId":"u1","input":{"title":"Onboarding"}}`)
+	if st != 200 || dataOf(m)["title"] != "Onboarding" || dataOf(m)["transport"] != "sse" {
+		t.Fatalf("execute over SSE: %d %s", st, raw)
+	}
+}

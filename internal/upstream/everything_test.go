@@ -67,7 +67,7 @@ func TestDiscoverMCP_ServerEverything(t *testing.T) {
 	if byName["echo"] != "everything_echo" || len(con.Tools) < 5 {
 		t.Fatalf("discovered %d tools: %v", len(con.Tools), byName)
 	}
-	cs, err := Connect(ctx, client, url, nil)
+	cs, err := Connect(ctx, client, url, con.API.Transport, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,12 +38,34 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return h.next.RoundTrip(r)
 }
 
-// Connect opens a client session to an MCP server over Streamable HTTP
-// with the shared (guarded) client and the given headers.
-func Connect(ctx context.Context, client *http.Client, serverURL string, headers map[string]string) (*mcp.ClientSession, error) {
+// Connect opens a client session to an MCP server with the shared
+// (guarded) client and the given headers, over Streamable HTTP or, when
+// transport is catalog.TransportSSE, the older HTTP+SSE transport.
+func Connect(ctx context.Context, client *http.Client, serverURL, transport string, headers map[string]string) (*mcp.ClientSession, error) {
 	hc := &http.Client{Transport: headerTransport{headers: headers, next: client.Transport}, Timeout: client.Timeout}
 	c := mcp.NewClient(&mcp.Implementation{Name: "switchboard", Version: "1.0.0"}, nil)
+	if transport == catalog.TransportSSE {
+		return c.Connect(ctx, &mcp.SSEClientTransport{Endpoint: serverURL, HTTPClient: hc}, nil)
+	}
 	return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: serverURL, HTTPClient: hc, MaxRetries: -1}, nil)
+}
+
+// connectAny tries Streamable HTTP and then, as the MCP specification's
+// backwards-compatibility rule says, the HTTP+SSE transport. It returns
+// the transport that worked.
+func connectAny(ctx context.Context, client *http.Client, serverURL string, headers map[string]string) (*mcp.ClientSession, string, error) {
+	cs, err := Connect(ctx, client, serverURL, "", headers)
+	if err == nil {
+		return cs, "", nil
+	}
+	if ctx.Err() != nil {
+		return nil, "", err
+	}
+	cs, sseErr := Connect(ctx, client, serverURL, catalog.TransportSSE, headers)
+	if sseErr != nil {
+		return nil, "", err // the Streamable HTTP error says more
+	}
+	return cs, catalog.TransportSSE, nil
 }
 
 // DiscoverMCP lists an MCP server's tools and returns the connector they
@@ -57,14 +79,14 @@ func DiscoverMCP(ctx context.Context, client *http.Client, serverURL string, hea
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, fmt.Errorf("the MCP server URL %q must be an http(s) URL", serverURL)
 	}
-	cs, err := Connect(ctx, client, serverURL, headers)
+	cs, transport, err := connectAny(ctx, client, serverURL, headers)
 	if err != nil {
 		return nil, fmt.Errorf("could not connect to the MCP server: %w", err)
 	}
 	defer cs.Close()
 	con := &catalog.Connector{
 		ID: o.ID, Name: firstNonEmpty(o.Name, o.ID), Category: firstNonEmpty(o.Category, "developer-tools"), Origin: catalog.OriginMCP,
-		API: catalog.API{BaseURL: serverURL},
+		API: catalog.API{BaseURL: serverURL, Transport: transport},
 		AuthMethods: []catalog.AuthMethod{
 			{ID: "api_key", Type: catalog.AuthAPIKey, Name: "Access token", Description: "Sent to the server as Authorization: Bearer.",
 				APIKey: &catalog.Placement{In: "header", Name: "Authorization", Format: "Bearer {value}"}},
