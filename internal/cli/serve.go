@@ -114,11 +114,12 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 	links := connect.NewService(st, cat, cfg.WebURL, nil)
 	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: executor, Links: links, BaseURL: cfg.BaseURL})
 
-	page := connect.NewPage(connect.PageOptions{Links: links, Store: st, Catalog: cat, Accounts: accounts, Executor: executor,
+	catalogs := upstream.NewCatalogs(cat, st)
+	page := connect.NewPage(connect.PageOptions{Links: links, Store: st, Catalog: cat, Projects: catalogs, Accounts: accounts, Executor: executor,
 		Keyring: ring, Client: guard.Client(), Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL})
 
 	api := httpapi.New(httpapi.Options{
-		Store: st, Logger: log, Catalog: cat, Catalogs: upstream.NewCatalogs(cat, st), Logos: builtin.FS, Accounts: accounts, Executor: executor,
+		Store: st, Logger: log, Catalog: cat, Catalogs: catalogs, Logos: builtin.FS, Accounts: accounts, Executor: executor,
 		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Page: page, Triggers: triggers, Webhooks: webhooks,
 		BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
 	})

@@ -77,8 +77,9 @@ func (s *Service) Create(ctx context.Context, projectID string, r Request) (Link
 	} else if n > MaxUserIDLen {
 		issues.Add(apierr.IssueTooBig, []any{"userId"}, "must be at most %d characters", MaxUserIDLen)
 	}
+	cat := catalog.FromContext(ctx, s.catalog)
 	for i, c := range r.Connectors {
-		if _, ok := s.catalog.Connector(c); !ok {
+		if _, ok := cat.Connector(c); !ok {
 			issues.Add(apierr.IssueInvalidValue, []any{"connectors", i}, "%q is not a connector", c)
 		}
 	}

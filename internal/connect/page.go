@@ -33,9 +33,12 @@ const (
 
 // PageOptions configure the hosted Connect page backend.
 type PageOptions struct {
-	Links    *Service
-	Store    *store.Store
-	Catalog  *catalog.Catalog
+	Links   *Service
+	Store   *store.Store
+	Catalog *catalog.Catalog
+	// Projects, when set, gives a link's project its catalog with the
+	// project's own connectors; without it the page offers built-ins only.
+	Projects ProjectCatalogs
 	Accounts *account.Service
 	Executor *execute.Executor
 	Keyring  *secret.Keyring
@@ -46,6 +49,35 @@ type PageOptions struct {
 	BaseURL   string
 	AssetsURL string
 	Now       func() time.Time
+}
+
+// ProjectCatalogs returns a project's catalog (upstream.Catalogs does).
+type ProjectCatalogs interface {
+	For(ctx context.Context, projectID string) (*catalog.Catalog, error)
+}
+
+// catalog returns the catalog of a link's project, the built-ins when the
+// project's own connectors cannot be read.
+func (p *Page) catalog(ctx context.Context, projectID string) *catalog.Catalog {
+	if cat := catalog.FromContext(ctx, nil); cat != nil {
+		return cat // projectContext put it there
+	}
+	if p.Projects == nil {
+		return p.Catalog
+	}
+	cat, err := p.Projects.For(ctx, projectID)
+	if err != nil {
+		p.Logger.WarnContext(ctx, "cannot read a project's own connectors; the connect page offers built-ins only",
+			"project_id", projectID, "error", err.Error())
+		return p.Catalog
+	}
+	return cat
+}
+
+// projectContext carries a link's project catalog, for the account
+// service and the executor.
+func (p *Page) projectContext(ctx context.Context, projectID string) context.Context {
+	return catalog.NewContext(ctx, p.catalog(ctx, projectID))
 }
 
 // Page serves the hosted Connect page's backend: the link's view, storing
@@ -121,7 +153,7 @@ type OfferedConfig struct {
 type OfferedConnector struct {
 	ID          string          `json:"id"`
 	Name        string          `json:"name"`
-	Logo        string          `json:"logo"`
+	Logo        string          `json:"logo,omitempty"`
 	AuthConfigs []OfferedConfig `json:"authConfigs"`
 }
 
@@ -151,10 +183,11 @@ func (p *Page) offered(ctx context.Context, l store.ConnectLink) ([]OfferedConne
 	if err != nil {
 		return nil, nil, err
 	}
+	cat := p.catalog(ctx, l.ProjectID)
 	var connectors []*catalog.Connector
 	if len(l.Connectors) > 0 {
 		for _, id := range l.Connectors {
-			if c, ok := p.Catalog.Connector(id); ok {
+			if c, ok := cat.Connector(id); ok {
 				connectors = append(connectors, c)
 			}
 		}
@@ -162,19 +195,22 @@ func (p *Page) offered(ctx context.Context, l store.ConnectLink) ([]OfferedConne
 		seen := map[string]bool{}
 		for _, ac := range configs {
 			if slices.Contains(l.AuthConfigs, ac.Key) && !seen[ac.ConnectorID] {
-				if c, ok := p.Catalog.Connector(ac.ConnectorID); ok {
+				if c, ok := cat.Connector(ac.ConnectorID); ok {
 					connectors = append(connectors, c)
 					seen[c.ID] = true
 				}
 			}
 		}
 	} else {
-		connectors = p.Catalog.Connectors()
+		connectors = cat.Connectors()
 	}
 	byID := map[string]store.AuthConfig{}
 	var out []OfferedConnector
 	for _, c := range connectors {
-		oc := OfferedConnector{ID: c.ID, Name: c.Name, Logo: p.AssetsURL + "/logos/" + c.ID}
+		oc := OfferedConnector{ID: c.ID, Name: c.Name}
+		if c.Builtin() { // a project's own connectors have no logo file
+			oc.Logo = p.AssetsURL + "/logos/" + c.ID
+		}
 		for i := range c.AuthMethods {
 			m := &c.AuthMethods[i]
 			var cands []store.AuthConfig
@@ -253,6 +289,7 @@ func (p *Page) Get(ctx context.Context, token string) (View, error) {
 	if err != nil {
 		return View{}, err
 	}
+	ctx = p.projectContext(ctx, l.ProjectID)
 	settings, err := p.Store.GetConnectSettings(ctx, l.ProjectID)
 	if err != nil {
 		return View{}, err
@@ -310,7 +347,10 @@ func (p *Page) config(ctx context.Context, l store.ConnectLink, id string) (stor
 	if !ok {
 		return ac, nil, nil, apierr.New(apierr.Forbidden, "this link does not offer auth config %q", id)
 	}
-	c, _ := p.Catalog.Connector(ac.ConnectorID)
+	c, ok := p.catalog(ctx, l.ProjectID).Connector(ac.ConnectorID)
+	if !ok {
+		return ac, nil, nil, apierr.New(apierr.NotFound, "connector %q of auth config %q is no longer available", ac.ConnectorID, id)
+	}
 	for i := range c.AuthMethods {
 		if c.AuthMethods[i].ID == ac.AuthMethodID {
 			return ac, c, &c.AuthMethods[i], nil
@@ -334,6 +374,7 @@ func (p *Page) SaveAccount(ctx context.Context, token string, r AccountRequest) 
 	if err != nil {
 		return account.PublicView{}, false, err
 	}
+	ctx = p.projectContext(ctx, l.ProjectID)
 	if r.AuthConfigID == "" {
 		return account.PublicView{}, false, apierr.Validation(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"authConfigId"}, Message: "is required"})
 	}
@@ -423,10 +464,12 @@ func (p *Page) use(ctx context.Context, l store.ConnectLink) error {
 
 // label names an account with its provider identity, best effort.
 func (p *Page) label(ctx context.Context, conn store.Connection) {
-	c, ok := p.Catalog.Connector(conn.ConnectorID)
+	cat := p.catalog(ctx, conn.ProjectID)
+	c, ok := cat.Connector(conn.ConnectorID)
 	if !ok || c.Identity == nil || c.Identity.Path == "" || p.Executor == nil {
 		return
 	}
+	ctx = catalog.NewContext(ctx, cat)
 	method := c.Identity.Method
 	if method == "" {
 		method = "GET"
@@ -456,6 +499,7 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 	if err != nil {
 		return "", err
 	}
+	ctx = p.projectContext(ctx, l.ProjectID)
 	if r.AuthConfigID == "" {
 		return "", apierr.Validation(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"authConfigId"}, Message: "is required"})
 	}
@@ -555,6 +599,7 @@ func (p *Page) Callback(ctx context.Context, q url.Values) CallbackResult {
 	if err != nil {
 		return fail("The connect link of this sign-in no longer exists.")
 	}
+	ctx = p.projectContext(ctx, l.ProjectID)
 	redirect := func(r CallbackResult) CallbackResult {
 		if l.RedirectURL != "" {
 			u, _ := url.Parse(l.RedirectURL)
@@ -584,7 +629,7 @@ func (p *Page) Callback(ctx context.Context, q url.Values) CallbackResult {
 	if err != nil {
 		return fail("The sign-in's configuration was removed.")
 	}
-	c, ok := p.Catalog.Connector(ac.ConnectorID)
+	c, ok := p.catalog(ctx, l.ProjectID).Connector(ac.ConnectorID)
 	if !ok {
 		return fail("This application is no longer available.")
 	}
@@ -685,6 +730,7 @@ func (p *Page) Connections(ctx context.Context, token string) ([]account.PublicV
 	if err != nil {
 		return nil, err
 	}
+	ctx = p.projectContext(ctx, l.ProjectID)
 	return p.accounts(ctx, l)
 }
 
@@ -694,6 +740,7 @@ func (p *Page) Rename(ctx context.Context, token, id, name string) (account.Publ
 	if err != nil {
 		return account.PublicView{}, err
 	}
+	ctx = p.projectContext(ctx, l.ProjectID)
 	if name == "" || len(name) > account.MaxNameLen {
 		return account.PublicView{}, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"name"}, Message: "must be 1 to 64 characters"})
 	}
@@ -714,6 +761,7 @@ func (p *Page) Remove(ctx context.Context, token, id string) error {
 	if err != nil {
 		return err
 	}
+	ctx = p.projectContext(ctx, l.ProjectID)
 	conn, err := p.ownAccount(ctx, l, id, "")
 	if err != nil {
 		return err

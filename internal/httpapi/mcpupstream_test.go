@@ -105,6 +105,27 @@ func TestMCPServer_RunsLikeABuiltIn(t *testing.T) {
 	if dataOf(m)["auth"] != "Bearer user-crm-token" {
 		t.Fatalf("user credential not sent: %v", m)
 	}
+	// A connect link offers the project's server like a built-in; the key
+	// the user enters on the page reaches the server.
+	token := f.link(t, `{"userId":"u2","connectors":["crm"]}`)
+	st, m, raw = f.page("GET", "/api/connect/"+token, "")
+	offered, _ := dataOf(m)["connectors"].([]any)
+	if st != 200 || len(offered) != 1 || offered[0].(map[string]any)["id"] != "crm" || offered[0].(map[string]any)["logo"] != nil {
+		t.Fatalf("connect page view: %d %s", st, raw)
+	}
+	var keyCfg string
+	for _, c := range offered[0].(map[string]any)["authConfigs"].([]any) {
+		if c.(map[string]any)["type"] == "api_key" {
+			keyCfg = c.(map[string]any)["id"].(string)
+		}
+	}
+	if st, _, raw := f.page("POST", "/api/connect/"+token+"/accounts", `{"authConfigId":"`+keyCfg+`","fields":{"apiKey":"u2-crm-token"}}`); st != 201 {
+		t.Fatalf("connect page account: %d %s", st, raw)
+	}
+	_, m, _ = f.json("POST", "/v1/tools/execute", `{"toolId":"crm_lookup_customer","userId":"u2","input":{"email":"ann@example.com"}}`)
+	if dataOf(m)["auth"] != "Bearer u2-crm-token" {
+		t.Fatalf("connect page credential not sent: %v", m)
+	}
 	if st, m, _ := f.json("POST", "/v1/tools/execute", `{"toolId":"crm_delete_customer","userId":"u1","input":{"id":"c1"}}`); st != 400 || errCode(m) != "EXECUTION_ERROR" ||
 		!strings.Contains(m["error"].(map[string]any)["upstream"].(map[string]any)["body"].(string), "locked") {
 		t.Fatalf("tool error: %d %v", st, m)
@@ -127,7 +148,8 @@ func TestMCPServer_RunsLikeABuiltIn(t *testing.T) {
 	if r.status != 200 || !strings.Contains(string(r.body), "c@example.com") || strings.Contains(string(r.body), `"isError":true`) {
 		t.Fatalf("endpoint call: %d %s", r.status, r.body)
 	}
-	if strings.Contains(f.logs.String(), "static-crm-key") || strings.Contains(f.logs.String(), "user-crm-token") {
+	if strings.Contains(f.logs.String(), "static-crm-key") || strings.Contains(f.logs.String(), "user-crm-token") ||
+		strings.Contains(f.logs.String(), "u2-crm-token") {
 		t.Fatal("a secret reached the log")
 	}
 }

@@ -127,10 +127,11 @@ func setupBase(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provid
 		Logger: log, BaseURL: base, Notify: worker.Notify, Now: clock.Now})
 	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: exec, Links: links,
 		BaseURL: base, Now: clock.Now})
-	page := connect.NewPage(connect.PageOptions{Links: links, Store: st, Catalog: cat, Accounts: accounts, Executor: exec,
+	catalogs := upstream.NewCatalogs(cat, st)
+	page := connect.NewPage(connect.PageOptions{Links: links, Store: st, Catalog: cat, Projects: catalogs, Accounts: accounts, Executor: exec,
 		Keyring: ring, Client: guard.Client(), Logger: log, BaseURL: base, AssetsURL: base + "/assets", Now: clock.Now})
 	srv := New(Options{
-		Store: st, Logger: log, Catalog: cat, Catalogs: upstream.NewCatalogs(cat, st), Logos: testCatalogFS, Accounts: accounts, Executor: exec,
+		Store: st, Logger: log, Catalog: cat, Catalogs: catalogs, Logos: testCatalogFS, Accounts: accounts, Executor: exec,
 		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Page: page, Triggers: triggers, Webhooks: webhooks,
 		BaseURL: base, WebURL: web, Now: clock.Now,
 	})

@@ -148,7 +148,9 @@
     const list = $("connector-list");
     list.replaceChildren();
     for (const c of view.connectors) {
-      const item = el("li", {}, el("div", { class: "connector-head" }, el("img", { src: c.logo, alt: "" }), el("h3", { text: c.name })));
+      const head = el("div", { class: "connector-head" }, el("h3", { text: c.name }));
+      if (c.logo) head.prepend(el("img", { src: c.logo, alt: "" }));
+      const item = el("li", {}, head);
       for (const cfg of c.authConfigs) item.append(methodBlock(c, cfg));
       list.append(item);
     }
