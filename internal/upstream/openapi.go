@@ -181,7 +181,16 @@ func authMethods(doc *openapi3.T, rep *Report) []catalog.AuthMethod {
 				m.Type = catalog.AuthOAuth2ClientCredentials
 				m.OAuth2 = &catalog.OAuth2{TokenURL: f.TokenURL, Scopes: scopeNames(f.Scopes)}
 			default:
-				rep.Skipped = append(rep.Skipped, "security scheme "+n+": type "+ss.Type+" is not supported")
+				what := "type " + ss.Type
+				switch ss.Type {
+				case "apiKey":
+					what = "an API key in " + ss.In
+				case "http":
+					what = "HTTP scheme " + ss.Scheme
+				case "oauth2":
+					what = "OAuth 2 without an authorization code or client credentials flow"
+				}
+				rep.Skipped = append(rep.Skipped, "security scheme "+n+": "+what+" is not supported")
 				continue
 			}
 			out = append(out, m)
