@@ -139,7 +139,10 @@ func mcpTool(o MCPOptions, t *mcp.Tool) (*catalog.Tool, error) {
 		}
 	}
 	desc := strings.TrimSpace(t.Description)
-	if len(desc) < 30 {
+	if len(desc) < 30 { // the catalog wants a description a model can choose by
+		if desc != "" && !strings.HasSuffix(desc, ".") {
+			desc += "."
+		}
 		desc = strings.TrimSpace(desc + " Runs the " + t.Name + " tool of this MCP server.")
 	}
 	class := o.DataClass
