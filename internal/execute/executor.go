@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -110,18 +111,10 @@ func (e *Executor) Execute(ctx context.Context, c Call) (any, error) {
 	if con.MCP() {
 		return e.callMCP(ctx, c, tool, input)
 	}
-	conn, err := e.accounts.Resolve(ctx, account.Use{
+	conn, cred, base, err := e.account(ctx, con, account.Use{
 		ProjectID: c.ProjectID, UserID: c.UserID, ConnectorID: con.ID, ConnectionID: c.ConnectionID,
 		Preferred: c.Preferred, AllowGlobal: c.AllowGlobal, ToolID: tool.ID,
 	})
-	if err != nil {
-		return nil, err
-	}
-	cred, err := e.accounts.Open(conn)
-	if err != nil {
-		return nil, err
-	}
-	base, err := baseURL(con, cred.Connection)
 	if err != nil {
 		return nil, err
 	}
@@ -209,4 +202,24 @@ func (e *Executor) Run(ctx context.Context, interval time.Duration) {
 			e.used.flush(ctx)
 		}
 	}
+}
+
+// account resolves the account a request runs with, opens its credential
+// and fills the connector's base URL from the account's fields.
+func (e *Executor) account(ctx context.Context, con *catalog.Connector, u account.Use) (store.Connection, account.Credential, *url.URL, error) {
+	conn, err := e.accounts.Resolve(ctx, u)
+	if err != nil {
+		return conn, account.Credential{}, nil, err
+	}
+	return e.open(conn, con)
+}
+
+// open opens an account's credential and fills the connector's base URL.
+func (e *Executor) open(conn store.Connection, con *catalog.Connector) (store.Connection, account.Credential, *url.URL, error) {
+	cred, err := e.accounts.Open(conn)
+	if err != nil {
+		return conn, cred, nil, err
+	}
+	base, err := baseURL(con, cred.Connection)
+	return conn, cred, base, err
 }

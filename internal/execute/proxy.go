@@ -44,18 +44,10 @@ func (e *Executor) Proxy(ctx context.Context, c ProxyCall) (any, error) {
 	if !con.API.Proxy {
 		return nil, apierr.New(apierr.ForbiddenEndpoint, "%s does not accept raw proxy requests; use its tools", con.ID)
 	}
-	conn, err := e.accounts.Resolve(ctx, account.Use{
+	conn, cred, base, err := e.account(ctx, con, account.Use{
 		ProjectID: c.ProjectID, UserID: c.UserID, ConnectorID: con.ID, ConnectionID: c.ConnectionID,
 		Preferred: c.Preferred, AllowGlobal: c.AllowGlobal,
 	})
-	if err != nil {
-		return nil, err
-	}
-	cred, err := e.accounts.Open(conn)
-	if err != nil {
-		return nil, err
-	}
-	base, err := baseURL(con, cred.Connection)
 	if err != nil {
 		return nil, err
 	}
@@ -176,11 +168,7 @@ func (e *Executor) CallAPI(ctx context.Context, projectID, connectionID, method,
 	if !ok {
 		return nil, apierr.New(apierr.ConnectorUnavailable, "connector %s is not available", conn.ConnectorID)
 	}
-	cred, err := e.accounts.Open(conn)
-	if err != nil {
-		return nil, err
-	}
-	base, err := baseURL(con, cred.Connection)
+	conn, cred, base, err := e.open(conn, con)
 	if err != nil {
 		return nil, err
 	}

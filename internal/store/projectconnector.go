@@ -44,9 +44,17 @@ func (s *Store) PutProjectConnector(ctx context.Context, c ProjectConnector) err
 
 // ListProjectConnectors returns a project's own connectors by id.
 func (s *Store) ListProjectConnectors(ctx context.Context, projectID string) ([]ProjectConnector, error) {
+	return s.queryProjectConnectors(ctx, `WHERE project_id = $1 ORDER BY connector_id`, projectID)
+}
+
+// ListAllMCPConnectors returns every project's MCP servers, for refreshing.
+func (s *Store) ListAllMCPConnectors(ctx context.Context) ([]ProjectConnector, error) {
+	return s.queryProjectConnectors(ctx, `WHERE origin = $1 ORDER BY project_id, connector_id`, "mcp")
+}
+
+func (s *Store) queryProjectConnectors(ctx context.Context, where string, args ...any) ([]ProjectConnector, error) {
 	rows, err := s.read.QueryContext(ctx,
-		`SELECT project_id, connector_id, origin, source, definition, headers, updated_at FROM project_connectors
-		 WHERE project_id = $1 ORDER BY connector_id`, projectID)
+		`SELECT project_id, connector_id, origin, source, definition, headers, updated_at FROM project_connectors `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list project connectors: %w", err)
 	}
@@ -57,7 +65,7 @@ func (s *Store) ListProjectConnectors(ctx context.Context, projectID string) ([]
 		var def string
 		var updated int64
 		if err := rows.Scan(&c.ProjectID, &c.ConnectorID, &c.Origin, &c.Source, &def, &c.Headers, &updated); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("store: list project connectors: %w", err)
 		}
 		c.Definition, c.UpdatedAt = []byte(def), fromMillis(updated)
 		out = append(out, c)
@@ -108,27 +116,4 @@ func (s *Store) CatalogVersion(ctx context.Context, projectID string) (int64, er
 // ProjectVersion returns the catalog version ctx carries for a project.
 func ProjectVersion(ctx context.Context, projectID string) (int64, bool) {
 	return toolsVersion(ctx, projectID)
-}
-
-// ListAllMCPConnectors returns every project's MCP servers, for refreshing.
-func (s *Store) ListAllMCPConnectors(ctx context.Context) ([]ProjectConnector, error) {
-	rows, err := s.read.QueryContext(ctx,
-		`SELECT project_id, connector_id, origin, source, definition, headers, updated_at FROM project_connectors
-		 WHERE origin = $1 ORDER BY project_id, connector_id`, "mcp")
-	if err != nil {
-		return nil, fmt.Errorf("store: list mcp connectors: %w", err)
-	}
-	defer rows.Close()
-	var out []ProjectConnector
-	for rows.Next() {
-		var c ProjectConnector
-		var def string
-		var updated int64
-		if err := rows.Scan(&c.ProjectID, &c.ConnectorID, &c.Origin, &c.Source, &def, &c.Headers, &updated); err != nil {
-			return nil, err
-		}
-		c.Definition, c.UpdatedAt = []byte(def), fromMillis(updated)
-		out = append(out, c)
-	}
-	return out, rows.Err()
 }
