@@ -57,7 +57,9 @@ type Executor struct {
 	tokens   tokenCache
 	used     *usage
 	handlers map[string]Handler
+	mcp      mcpSessions
 }
+
 
 // New returns an Executor.
 func New(o Options) *Executor {
@@ -186,20 +188,26 @@ func SchemaIssues(err error, prefix ...any) []apierr.Issue {
 	return out
 }
 
-// Close flushes what the executor holds in memory (last-used times).
-func (e *Executor) Close(ctx context.Context) { e.used.flush(ctx) }
+// Close flushes what the executor holds in memory (last-used times) and
+// ends the client sessions it keeps open to project MCP servers.
+func (e *Executor) Close(ctx context.Context) {
+	e.used.flush(ctx)
+	e.mcp.close()
+}
 
-// Run flushes last-used times every interval until ctx ends.
+// Run flushes last-used times and closes idle MCP client sessions every
+// interval until ctx ends, then closes the executor.
 func (e *Executor) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			e.used.flush(context.WithoutCancel(ctx))
+			e.Close(context.WithoutCancel(ctx))
 			return
 		case <-t.C:
 			e.used.flush(ctx)
+			go closeAll(e.mcp.sweep(e.now()))
 		}
 	}
 }

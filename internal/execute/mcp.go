@@ -30,32 +30,22 @@ func (e *Executor) callMCP(ctx context.Context, c Call, tool *catalog.Tool, inpu
 	case err != nil:
 		return nil, err
 	}
-	pc, err := e.store.GetProjectConnector(ctx, c.ProjectID, con.ID)
+	k := mcpKey{con: con, connID: conn.ID, revision: conn.Revision}
+	params := &mcp.CallToolParams{Name: tool.UpstreamName, Arguments: input}
+	cs, reused, done, err := e.mcpSession(ctx, c.ProjectID, conn, k, true)
 	if err != nil {
 		return nil, err
 	}
-	headers, err := upstream.OpenHeaders(e.keyring, c.ProjectID, con.ID, pc.Headers)
-	if err != nil {
-		return nil, apierr.New(apierr.CredentialUnavailable, "the static headers of MCP server %s cannot be read; add the server again", con.ID)
-	}
-	if conn.ID != "" {
-		cred, err := e.accounts.Open(conn)
-		if err != nil {
+	res, err := cs.CallTool(ctx, params)
+	if err != nil && reused && (errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, mcp.ErrConnectionClosed)) {
+		// The server ended the pooled session before the call reached it.
+		done(true)
+		if cs, _, done, err = e.mcpSession(ctx, c.ProjectID, conn, k, false); err != nil {
 			return nil, err
 		}
-		switch {
-		case cred.APIKey != "":
-			headers["Authorization"] = "Bearer " + cred.APIKey
-		case cred.AccessToken != "":
-			headers["Authorization"] = "Bearer " + cred.AccessToken
-		}
+		res, err = cs.CallTool(ctx, params)
 	}
-	cs, err := upstream.Connect(ctx, e.client, con.API.BaseURL, con.API.Transport, headers)
-	if err != nil {
-		return nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "could not reach MCP server " + con.ID}
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.UpstreamName, Arguments: input})
+	done(err != nil)
 	if err != nil {
 		return nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "MCP server " + con.ID + " failed: " + err.Error()}
 	}
@@ -74,6 +64,63 @@ func (e *Executor) callMCP(ctx context.Context, c Call, tool *catalog.Tool, inpu
 		return json.RawMessage(text), nil
 	}
 	return text, nil
+}
+
+// mcpSession returns a client session to the server of k: a pooled one when
+// reuse allows and there is one (reused is then true), else a new one with
+// the server's static headers and the account's credential. done(failed)
+// must follow the call: it drops a failed pooled session and closes an
+// unpooled one. Servers on the older HTTP+SSE transport are not pooled
+// (their event stream would outlive the client's timeout).
+func (e *Executor) mcpSession(ctx context.Context, projectID string, conn store.Connection, k mcpKey, reuse bool) (
+	cs *mcp.ClientSession, reused bool, done func(failed bool), err error) {
+	con := k.con
+	pool := con.API.Transport != catalog.TransportSSE
+	if pool && reuse {
+		if cs := e.mcp.get(k, e.now()); cs != nil {
+			return cs, true, e.mcpDone(k, cs, true), nil
+		}
+	}
+	pc, err := e.store.GetProjectConnector(ctx, projectID, con.ID)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	headers, err := upstream.OpenHeaders(e.keyring, projectID, con.ID, pc.Headers)
+	if err != nil {
+		return nil, false, nil, apierr.New(apierr.CredentialUnavailable, "the static headers of MCP server %s cannot be read; add the server again", con.ID)
+	}
+	if conn.ID != "" {
+		cred, err := e.accounts.Open(conn)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		switch {
+		case cred.APIKey != "":
+			headers["Authorization"] = "Bearer " + cred.APIKey
+		case cred.AccessToken != "":
+			headers["Authorization"] = "Bearer " + cred.AccessToken
+		}
+	}
+	cs, err = upstream.Connect(ctx, e.client, con.API.BaseURL, con.API.Transport, headers)
+	if err != nil {
+		return nil, false, nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "could not reach MCP server " + con.ID}
+	}
+	pooled := false
+	if pool {
+		cs, pooled = e.mcp.put(k, cs, e.now())
+	}
+	return cs, false, e.mcpDone(k, cs, pooled), nil
+}
+
+func (e *Executor) mcpDone(k mcpKey, cs *mcp.ClientSession, pooled bool) func(failed bool) {
+	return func(failed bool) {
+		switch {
+		case !pooled:
+			_ = cs.Close()
+		case failed:
+			e.mcp.drop(k, cs)
+		}
+	}
 }
 
 func hasNoneMethod(con *catalog.Connector) bool {

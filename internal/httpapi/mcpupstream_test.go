@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -191,5 +192,70 @@ func TestMCPServer_OlderSSETransport(t *testing.T) {
 	st, m, raw := f.json("POST", "/v1/tools/execute", `{"toolId":"wiki_find_page","userId":"u1","input":{"title":"Onboarding"}}`)
 	if st != 200 || dataOf(m)["title"] != "Onboarding" || dataOf(m)["transport"] != "sse" {
 		t.Fatalf("execute over SSE: %d %s", st, raw)
+	}
+}
+
+// TestMCPServer_SessionsArePooled checks that calls reuse one client session
+// (one request per call after the handshake) and that a session the server
+// forgot is replaced without failing the call.
+func TestMCPServer_SessionsArePooled(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "counter", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "ping", Description: "Answers pong to show the server is up.",
+		InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{StructuredContent: map[string]any{"pong": true}}, nil
+		})
+	newHandler := func() http.Handler {
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: true})
+	}
+	var mu sync.Mutex
+	h := newHandler()
+	requests := 0
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		cur := h
+		mu.Unlock()
+		cur.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	count := func() int { mu.Lock(); defer mu.Unlock(); return requests }
+
+	f := setupWith(t, storeOpen, testCatalog(t), ts)
+	ctx := context.Background()
+	pool := x509.NewCertPool()
+	pool.AddCert(ts.Certificate())
+	client := netguard.New(netguard.Options{AllowLoopback: true, TLSConfig: &tls.Config{RootCAs: pool}}).Client()
+	con, err := upstream.DiscoverMCP(ctx, client, ts.URL, nil, upstream.MCPOptions{ID: "counter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, _ := json.Marshal(con)
+	if err := f.store.PutProjectConnector(ctx, store.ProjectConnector{ProjectID: f.project.ID, ConnectorID: "counter", Origin: catalog.OriginMCP,
+		Source: ts.URL, Definition: def}); err != nil {
+		t.Fatal(err)
+	}
+	call := func() {
+		t.Helper()
+		if st, m, raw := f.json("POST", "/v1/tools/execute", `{"toolId":"counter_ping","userId":"u1","input":{}}`); st != 200 || dataOf(m)["pong"] != true {
+			t.Fatalf("execute: %d %s", st, raw)
+		}
+	}
+	call() // handshake and call
+	before := count()
+	call()
+	call()
+	if n := count() - before; n != 2 {
+		t.Fatalf("two calls on an open session made %d requests, want 2", n)
+	}
+	mu.Lock()
+	h = newHandler() // the server forgets its sessions (a restart)
+	mu.Unlock()
+	call()
+	before = count()
+	call()
+	if n := count() - before; n != 1 {
+		t.Fatalf("a call after the session was replaced made %d requests, want 1", n)
 	}
 }

@@ -47,7 +47,8 @@ func Connect(ctx context.Context, client *http.Client, serverURL, transport stri
 	if transport == catalog.TransportSSE {
 		return c.Connect(ctx, &mcp.SSEClientTransport{Endpoint: serverURL, HTTPClient: hc}, nil)
 	}
-	return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: serverURL, HTTPClient: hc, MaxRetries: -1}, nil)
+	return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: serverURL, HTTPClient: hc, MaxRetries: -1,
+		DisableStandaloneSSE: true}, nil)
 }
 
 // connectAny tries Streamable HTTP and then, as the MCP specification's
