@@ -60,7 +60,6 @@ type Executor struct {
 	mcp      mcpSessions
 }
 
-
 // New returns an Executor.
 func New(o Options) *Executor {
 	var b [8]byte
