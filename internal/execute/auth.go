@@ -251,15 +251,7 @@ func authStyle(s string) oauth2.AuthStyle {
 
 // baseURLFromTemplate fills {field} placeholders of an OAuth URL.
 func baseURLFromTemplate(tmpl string, fields map[string]string) (string, error) {
-	var missing string
-	out := placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
-		name := placeholder.FindStringSubmatch(m)[2]
-		v, ok := fields[name]
-		if !ok {
-			missing = name
-		}
-		return v
-	})
+	out, missing := fillPlaceholders(tmpl, fields)
 	if missing != "" {
 		return "", apierr.New(apierr.ExecutionError, "the account has no %s, which its token URL needs", missing)
 	}

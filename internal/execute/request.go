@@ -27,10 +27,13 @@ type outgoing struct {
 
 var placeholder = regexp.MustCompile(`\{(\+?)([A-Za-z0-9_]+)\}`)
 
-// baseURL fills a connector's base URL template from connection fields.
-func baseURL(con *catalog.Connector, fields map[string]string) (*url.URL, error) {
-	var missing string
-	raw := placeholder.ReplaceAllStringFunc(con.API.BaseURL, func(m string) string {
+// fillPlaceholders replaces {field} placeholders with the fields' values
+// and names a field that was missing, if any.
+func fillPlaceholders(tmpl string, fields map[string]string) (out, missing string) {
+	if !strings.Contains(tmpl, "{") {
+		return tmpl, ""
+	}
+	out = placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
 		name := placeholder.FindStringSubmatch(m)[2]
 		v, ok := fields[name]
 		if !ok {
@@ -38,6 +41,12 @@ func baseURL(con *catalog.Connector, fields map[string]string) (*url.URL, error)
 		}
 		return v
 	})
+	return out, missing
+}
+
+// baseURL fills a connector's base URL template from connection fields.
+func baseURL(con *catalog.Connector, fields map[string]string) (*url.URL, error) {
+	raw, missing := fillPlaceholders(con.API.BaseURL, fields)
 	if missing != "" {
 		return nil, apierr.New(apierr.ExecutionError, "the %s account has no %s; reconnect it with that field", con.ID, missing)
 	}
