@@ -313,7 +313,7 @@ func (s *Service) search(ctx context.Context, ss *Session, sc *Scope, queries []
 		for i := 0; i < len(hits) && i < 5; i++ {
 			t := hits[i].Tool
 			r.Actions = append(r.Actions, action{ID: t.ID, Name: t.Name, Description: t.Description, Connector: t.Connector().ID,
-				Effect: t.Effect, Connection: statusOf(accts[t.Connector().ID]), InputSchema: compactSchema(json.RawMessage(t.InputSchema))})
+				Effect: t.Effect, Connection: statusOf(accts[t.Connector().ID]), InputSchema: s.cache.schema(t)})
 		}
 		out = append(out, r)
 	}

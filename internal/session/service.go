@@ -39,6 +39,7 @@ type Service struct {
 	links    *connect.Service
 	baseURL  string
 	now      func() time.Time
+	cache    caches
 }
 
 // NewService returns a Service.
@@ -140,6 +141,26 @@ func (s *Service) Get(ctx context.Context, projectID, id string) (*Session, erro
 // Scope resolves the tools of a spec: its connectors ∩ its actions ∩ the
 // project's enabled tools, filtered by the policy.
 func (s *Service) Scope(ctx context.Context, projectID string, spec Spec) (*Scope, error) {
+	cat := catalog.FromContext(ctx, s.catalog)
+	// With the project's tool-switch version at hand (read with the API
+	// key), a scope resolved before is still right.
+	version, cacheable := store.ProjectVersion(ctx, projectID)
+	var key scopeKey
+	if cacheable {
+		b, _ := json.Marshal(spec)
+		key = scopeKey{cat: cat, project: projectID, version: version, spec: string(b)}
+		if sc := s.cache.scope(key); sc != nil {
+			return sc, nil
+		}
+	}
+	sc, err := s.resolveScope(ctx, cat, projectID, spec)
+	if err == nil && cacheable {
+		s.cache.putScope(key, sc)
+	}
+	return sc, err
+}
+
+func (s *Service) resolveScope(ctx context.Context, cat *catalog.Catalog, projectID string, spec Spec) (*Scope, error) {
 	disabled, err := s.store.DisabledTools(ctx, projectID)
 	if err != nil {
 		return nil, err
@@ -149,7 +170,6 @@ func (s *Service) Scope(ctx context.Context, projectID string, spec Spec) (*Scop
 	pol, _ := json.Marshal(spec.Policy)
 	fmt.Fprintf(h, "%s\n%v\n", pol, spec.AllowGlobalAccounts)
 	seen := map[string]bool{}
-	cat := catalog.FromContext(ctx, s.catalog)
 	for _, t := range cat.Tools() {
 		if disabled[t.ID] || excluded(spec, t) != "" {
 			continue
