@@ -50,7 +50,7 @@ func (s *Service) Resolve(ctx context.Context, u Use) (store.Connection, error) 
 
 func (s *Service) pick(ctx context.Context, u Use) (store.Connection, error) {
 	if u.ConnectionID != "" {
-		c, err := s.store.GetConnection(ctx, u.ProjectID, u.ConnectionID)
+		c, err := s.store.ResolutionConnection(ctx, u.ProjectID, u.ConnectionID)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && !c.Global && c.UserID != u.UserID) {
 			return store.Connection{}, apierr.New(apierr.ConnectionNotFound,
 				"connection %s is not an account of user %q in this project", u.ConnectionID, u.UserID).WithStatus(400)
@@ -64,7 +64,7 @@ func (s *Service) pick(ctx context.Context, u Use) (store.Connection, error) {
 		}
 		return c, nil
 	}
-	candidates, err := s.store.ConnectorConnections(ctx, u.ProjectID, u.UserID, u.ConnectorID)
+	candidates, err := s.store.ResolutionCandidates(ctx, u.ProjectID, u.UserID, u.ConnectorID)
 	if err != nil {
 		return store.Connection{}, err
 	}

@@ -43,7 +43,7 @@ func (s *Server) requireAPIKey(next http.Handler) http.Handler {
 		if info := infoFrom(r.Context()); info != nil {
 			info.projectID = kp.ID
 		}
-		ctx := store.WithToolsVersion(context.WithValue(r.Context(), projectKey{}, kp.ID), kp.ID, kp.ToolsVersion)
+		ctx := store.WithKeyProject(context.WithValue(r.Context(), projectKey{}, kp.ID), kp)
 		if s.catalogs != nil {
 			cat, err := s.catalogs.For(ctx, kp.ID)
 			if err != nil {

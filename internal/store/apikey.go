@@ -132,11 +132,13 @@ func (s *Store) ProjectIDForKey(ctx context.Context, hash string) (string, error
 	return kp.ID, err
 }
 
-// KeyProject is what an API key decides: the project, and the version of
-// its tool switches (for the switch cache; see DisabledTools).
+// KeyProject is what an API key decides: the project, the version of its
+// tool switches (for the switch cache; see DisabledTools) and of its
+// connections (for the resolution cache; see ResolutionCandidates).
 type KeyProject struct {
-	ID           string
-	ToolsVersion int64
+	ID                 string
+	ToolsVersion       int64
+	ConnectionsVersion int64
 }
 
 // ProjectForKey is ProjectIDForKey with the project's tool-switch version,
@@ -144,9 +146,9 @@ type KeyProject struct {
 func (s *Store) ProjectForKey(ctx context.Context, hash string) (KeyProject, error) {
 	var kp KeyProject
 	err := s.readRow(ctx,
-		`SELECT k.project_id, p.tools_version FROM api_keys k JOIN projects p ON p.id = k.project_id
+		`SELECT k.project_id, p.tools_version, p.connections_version FROM api_keys k JOIN projects p ON p.id = k.project_id
 		 WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)`,
-		hash, millis(s.now())).Scan(&kp.ID, &kp.ToolsVersion)
+		hash, millis(s.now())).Scan(&kp.ID, &kp.ToolsVersion, &kp.ConnectionsVersion)
 	if errors.Is(err, sql.ErrNoRows) {
 		return KeyProject{}, ErrNotFound
 	}

@@ -53,6 +53,7 @@ type Store struct {
 	now   func() time.Time
 	stmts stmtCache
 	tools toolCache
+	conns connCache
 }
 
 // ParseURL splits a SWITCHBOARD_DATABASE_URL into its dialect and the DSN

@@ -90,11 +90,21 @@ type toolsVersionKey struct{}
 type versionedProject struct {
 	projectID string
 	version   int64
+	// connections is the connections version, when known.
+	connections    int64
+	hasConnections bool
 }
 
 // WithToolsVersion returns ctx carrying a project's tool-switch version.
 func WithToolsVersion(ctx context.Context, projectID string, version int64) context.Context {
-	return context.WithValue(ctx, toolsVersionKey{}, versionedProject{projectID, version})
+	return context.WithValue(ctx, toolsVersionKey{}, versionedProject{projectID: projectID, version: version})
+}
+
+// WithKeyProject returns ctx carrying the versions an API key lookup read:
+// the project's tool switches and its connections.
+func WithKeyProject(ctx context.Context, kp KeyProject) context.Context {
+	return context.WithValue(ctx, toolsVersionKey{}, versionedProject{projectID: kp.ID, version: kp.ToolsVersion,
+		connections: kp.ConnectionsVersion, hasConnections: true})
 }
 
 func toolsVersion(ctx context.Context, projectID string) (int64, bool) {
@@ -103,6 +113,14 @@ func toolsVersion(ctx context.Context, projectID string) (int64, bool) {
 		return 0, false
 	}
 	return v.version, true
+}
+
+func connectionsVersion(ctx context.Context, projectID string) (int64, bool) {
+	v, ok := ctx.Value(toolsVersionKey{}).(versionedProject)
+	if !ok || v.projectID != projectID || !v.hasConnections {
+		return 0, false
+	}
+	return v.connections, true
 }
 
 // toolCache keeps each project's disabled tools at a version.

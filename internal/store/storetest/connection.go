@@ -3,21 +3,24 @@ package storetest
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
+	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
 func connectionTests() map[string]func(*testing.T, Opener) {
 	return map[string]func(*testing.T, Opener){
-		"Connections_NamesDefaultsAndConflicts": testConnectionNames,
-		"Connections_DeletePromotesNextDefault": testConnectionDelete,
-		"Connections_RotateAndRefresh":          testConnectionRotate,
-		"Connections_RefreshLeaseIsExclusive":   testRefreshLease,
-		"Connections_TouchAndGlobalPermission":  testTouchAndPermission,
-		"AuthConfigs_KeysAndImplicit":           testAuthConfigs,
-		"Cleanup_RemovesOnlyWhatExpired":        testCleanup,
+		"Connections_NamesDefaultsAndConflicts":   testConnectionNames,
+		"Connections_DeletePromotesNextDefault":   testConnectionDelete,
+		"Connections_RotateAndRefresh":            testConnectionRotate,
+		"Connections_RefreshLeaseIsExclusive":     testRefreshLease,
+		"Connections_TouchAndGlobalPermission":    testTouchAndPermission,
+		"AuthConfigs_KeysAndImplicit":             testAuthConfigs,
+		"Cleanup_RemovesOnlyWhatExpired":          testCleanup,
+		"Connections_VersionKeepsResolutionFresh": testConnectionsVersion,
 	}
 }
 
@@ -251,5 +254,99 @@ func testCleanup(t *testing.T, open Opener) {
 	}
 	if _, err := f.s.GetSession(ctx, f.project.ID, dead.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("expired session kept: %v", err)
+	}
+}
+
+// testConnectionsVersion checks that every change account resolution could
+// see bumps the project's connections version (read with the API key), that
+// last-used times and refresh leases do not, and that the resolution cache
+// answers at a version and misses after a change.
+func testConnectionsVersion(t *testing.T, open Opener) {
+	f := newConnFixture(t, open, nil)
+	s, ctx := f.s, context.Background()
+	key, nk := newKey(t, f.project.ID)
+	if _, err := s.CreateAPIKey(ctx, nk); err != nil {
+		t.Fatal(err)
+	}
+	version := func() int64 {
+		t.Helper()
+		kp, err := s.ProjectForKey(ctx, apikey.Hash(key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kp.ConnectionsVersion
+	}
+	at := func() context.Context {
+		t.Helper()
+		kp, _ := s.ProjectForKey(ctx, apikey.Hash(key))
+		return store.WithKeyProject(ctx, kp)
+	}
+	var c store.Connection
+	changes := []struct {
+		name  string
+		write func() error
+	}{
+		{"create", func() (err error) { c = f.create(t, "u1", "work", false); return nil }},
+		{"create another", func() error { f.create(t, "u1", "home", false); return nil }},
+		{"rename", func() error { return s.RenameConnection(ctx, f.project.ID, c.ID, "office") }},
+		{"label", func() error { return s.SetConnectionLabel(ctx, c.ID, "ann@example.com") }},
+		{"rotate", func() error {
+			_, err := s.RotateCredential(ctx, f.project.ID, c.ID, c.Revision, []byte("sealed-2"), nil)
+			return err
+		}},
+		{"status", func() error {
+			cur, _ := s.GetConnection(ctx, f.project.ID, c.ID)
+			return s.SetConnectionStatus(ctx, c.ID, cur.Revision, store.StatusReauthRequired)
+		}},
+		{"default", func() error {
+			list, _ := s.ConnectorConnections(ctx, f.project.ID, "u1", "github")
+			return s.SetDefaultConnection(ctx, f.project.ID, list[len(list)-1].ID)
+		}},
+		{"delete", func() error { return s.DeleteConnection(ctx, f.project.ID, c.ID) }},
+	}
+	for _, ch := range changes {
+		before := version()
+		cached, err := s.ResolutionCandidates(at(), f.project.ID, "u1", "github")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.write(); err != nil {
+			t.Fatalf("%s: %v", ch.name, err)
+		}
+		if version() == before {
+			t.Fatalf("%s did not change the connections version", ch.name)
+		}
+		fresh, _ := s.ResolutionCandidates(at(), f.project.ID, "u1", "github")
+		direct, _ := s.ConnectorConnections(ctx, f.project.ID, "u1", "github")
+		if !reflect.DeepEqual(fresh, direct) {
+			t.Fatalf("after %s the resolution cache answered %v, the database %v (before: %v)", ch.name, fresh, direct, cached)
+		}
+	}
+
+	rest, _ := s.ConnectorConnections(ctx, f.project.ID, "u1", "github")
+	before := version()
+	if err := s.TouchConnections(ctx, map[string]time.Time{rest[0].ID: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.AcquireRefreshLease(ctx, rest[0].ID, "me", time.Minute); err != nil || !ok {
+		t.Fatalf("lease: %v %v", ok, err)
+	}
+	if err := s.ReleaseRefreshLease(ctx, rest[0].ID, "me"); err != nil {
+		t.Fatal(err)
+	}
+	if version() != before {
+		t.Fatal("a last-used time or a refresh lease changed the connections version")
+	}
+	// At one version the cache answers without the database.
+	one := at()
+	first, _ := s.ResolutionConnection(one, f.project.ID, rest[0].ID)
+	if err := s.SetConnectionLabel(ctx, rest[0].ID, "changed"); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := s.ResolutionConnection(one, f.project.ID, rest[0].ID); !reflect.DeepEqual(again, first) {
+		t.Fatal("the cache did not answer at an unchanged version")
+	}
+	if next, _ := s.ResolutionConnection(at(), f.project.ID, rest[0].ID); next.Label == nil || *next.Label != "changed" {
+		t.Fatalf("the next request did not see the change: %v", next.Label)
 	}
 }

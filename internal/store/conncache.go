@@ -1,0 +1,86 @@
+package store
+
+import (
+	"context"
+	"sync"
+)
+
+// maxCachedResolutions bounds the resolution cache; a full cache is emptied
+// and refills with what is in use.
+const maxCachedResolutions = 8192
+
+// ResolutionCandidates is ConnectorConnections for account resolution on
+// a request's hot path. When ctx carries the project's connections version
+// (WithKeyProject, from the API key lookup), the answer may come from an
+// in-process cache keyed by that version: every change a resolution could
+// see bumps the version in the same transaction (database triggers), so a
+// change made anywhere shows on the next request. It must not be used to
+// read back a request's own writes. The slice must not be modified.
+func (s *Store) ResolutionCandidates(ctx context.Context, projectID, userID, connectorID string) ([]Connection, error) {
+	k := connCacheKey{project: projectID, user: userID, connector: connectorID}
+	v, versioned := connectionsVersion(ctx, projectID)
+	if versioned {
+		if conns, ok := s.conns.get(k, v); ok {
+			return conns, nil
+		}
+	}
+	conns, err := s.ConnectorConnections(ctx, projectID, userID, connectorID)
+	if err == nil && versioned {
+		s.conns.put(k, v, conns)
+	}
+	return conns, err
+}
+
+// ResolutionConnection is GetConnection for account resolution, cached as
+// ResolutionCandidates is.
+func (s *Store) ResolutionConnection(ctx context.Context, projectID, id string) (Connection, error) {
+	k := connCacheKey{project: projectID, id: id}
+	v, versioned := connectionsVersion(ctx, projectID)
+	if versioned {
+		if conns, ok := s.conns.get(k, v); ok {
+			return conns[0], nil
+		}
+	}
+	c, err := s.GetConnection(ctx, projectID, id)
+	if err == nil && versioned {
+		s.conns.put(k, v, []Connection{c})
+	}
+	return c, err
+}
+
+type connCacheKey struct {
+	project, user, connector, id string
+}
+
+type connCacheEntry struct {
+	version int64
+	conns   []Connection
+}
+
+// connCache keeps resolution reads at a project's connections version.
+type connCache struct {
+	mu      sync.Mutex
+	entries map[connCacheKey]connCacheEntry
+}
+
+func (c *connCache) get(k connCacheKey, version int64) ([]Connection, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[k]
+	if !ok || e.version != version {
+		return nil, false
+	}
+	return e.conns, true
+}
+
+func (c *connCache) put(k connCacheKey, version int64, conns []Connection) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil || len(c.entries) >= maxCachedResolutions {
+		c.entries = map[connCacheKey]connCacheEntry{}
+	}
+	if e, ok := c.entries[k]; ok && e.version > version {
+		return // a newer request already stored a newer answer
+	}
+	c.entries[k] = connCacheEntry{version: version, conns: conns}
+}
