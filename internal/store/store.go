@@ -52,8 +52,9 @@ type Store struct {
 	read  *sql.DB
 	now   func() time.Time
 	stmts stmtCache
-	tools toolCache
-	conns connCache
+	// tools caches each project's disabled tools, conns resolution reads.
+	tools versioned[string, map[string]bool]
+	conns versioned[connCacheKey, []Connection]
 }
 
 // ParseURL splits a SWITCHBOARD_DATABASE_URL into its dialect and the DSN
@@ -97,6 +98,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	s := &Store{dialect: dialect, now: opts.Now}
+	s.conns.max = maxCachedResolutions
 	if s.now == nil {
 		s.now = time.Now
 	}

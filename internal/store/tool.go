@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 )
 
 // SetToolsEnabled turns tools on or off in a project, in one transaction.
@@ -121,37 +120,4 @@ func connectionsVersion(ctx context.Context, projectID string) (int64, bool) {
 		return 0, false
 	}
 	return v.connections, true
-}
-
-// toolCache keeps each project's disabled tools at a version.
-type toolCache struct {
-	mu      sync.Mutex
-	entries map[string]toolEntry
-}
-
-type toolEntry struct {
-	version int64
-	set     map[string]bool
-}
-
-func (c *toolCache) get(projectID string, version int64) (map[string]bool, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[projectID]
-	if !ok || e.version != version {
-		return nil, false
-	}
-	return e.set, true
-}
-
-func (c *toolCache) put(projectID string, version int64, set map[string]bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = map[string]toolEntry{}
-	}
-	if e, ok := c.entries[projectID]; ok && e.version > version {
-		return
-	}
-	c.entries[projectID] = toolEntry{version, set}
 }

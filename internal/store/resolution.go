@@ -1,12 +1,8 @@
 package store
 
-import (
-	"context"
-	"sync"
-)
+import "context"
 
-// maxCachedResolutions bounds the resolution cache; a full cache is emptied
-// and refills with what is in use.
+// maxCachedResolutions bounds the resolution cache.
 const maxCachedResolutions = 8192
 
 // ResolutionCandidates is ConnectorConnections for account resolution on
@@ -50,37 +46,4 @@ func (s *Store) ResolutionConnection(ctx context.Context, projectID, id string) 
 
 type connCacheKey struct {
 	project, user, connector, id string
-}
-
-type connCacheEntry struct {
-	version int64
-	conns   []Connection
-}
-
-// connCache keeps resolution reads at a project's connections version.
-type connCache struct {
-	mu      sync.Mutex
-	entries map[connCacheKey]connCacheEntry
-}
-
-func (c *connCache) get(k connCacheKey, version int64) ([]Connection, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[k]
-	if !ok || e.version != version {
-		return nil, false
-	}
-	return e.conns, true
-}
-
-func (c *connCache) put(k connCacheKey, version int64, conns []Connection) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil || len(c.entries) >= maxCachedResolutions {
-		c.entries = map[connCacheKey]connCacheEntry{}
-	}
-	if e, ok := c.entries[k]; ok && e.version > version {
-		return // a newer request already stored a newer answer
-	}
-	c.entries[k] = connCacheEntry{version: version, conns: conns}
 }
