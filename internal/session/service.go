@@ -263,7 +263,7 @@ const (
 
 // accountsOf returns the session user's usable-looking accounts per connector.
 func (s *Service) accountsOf(ctx context.Context, ss *Session) (map[string][]AccountView, error) {
-	conns, err := s.store.ListConnections(ctx, ss.ProjectID, ss.Spec.UserID)
+	conns, err := s.store.ResolutionAccounts(ctx, ss.ProjectID, ss.Spec.UserID)
 	if err != nil {
 		return nil, err
 	}

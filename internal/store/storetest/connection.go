@@ -310,6 +310,9 @@ func testConnectionsVersion(t *testing.T, open Opener) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if _, err := s.ResolutionAccounts(at(), f.project.ID, "u1"); err != nil {
+			t.Fatal(err)
+		}
 		if err := ch.write(); err != nil {
 			t.Fatalf("%s: %v", ch.name, err)
 		}
@@ -320,6 +323,11 @@ func testConnectionsVersion(t *testing.T, open Opener) {
 		direct, _ := s.ConnectorConnections(ctx, f.project.ID, "u1", "github")
 		if !reflect.DeepEqual(fresh, direct) {
 			t.Fatalf("after %s the resolution cache answered %v, the database %v (before: %v)", ch.name, fresh, direct, cached)
+		}
+		accounts, _ := s.ResolutionAccounts(at(), f.project.ID, "u1")
+		listed, _ := s.ListConnections(ctx, f.project.ID, "u1")
+		if !reflect.DeepEqual(accounts, listed) {
+			t.Fatalf("after %s the account cache answered %v, the database %v", ch.name, accounts, listed)
 		}
 	}
 
