@@ -149,19 +149,19 @@ func (s *Store) FireTrigger(ctx context.Context, t Trigger, digest, eventType st
 	var ids []string
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if digest != "" {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM trigger_seen WHERE trigger_id = $1 AND seen_at < $2`, t.ID, now-int64(time.Hour/time.Millisecond)); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO trigger_seen (trigger_id, digest, seen_at) VALUES ($1, $2, $3)`, t.ID, digest, now)
-			if isUniqueViolation(err) {
+			// A digest seen within the hour is a replay; an older one (not yet
+			// removed by Cleanup) is taken over. One statement either way.
+			var seen int64
+			err := tx.QueryRowContext(ctx,
+				`INSERT INTO trigger_seen (trigger_id, digest, seen_at) VALUES ($1, $2, $3)
+				 ON CONFLICT (trigger_id, digest) DO UPDATE SET seen_at = excluded.seen_at WHERE trigger_seen.seen_at < $4
+				 RETURNING seen_at`, t.ID, digest, now, now-int64(time.Hour/time.Millisecond)).Scan(&seen)
+			if errors.Is(err, sql.ErrNoRows) {
 				return ErrReplayed
 			}
 			if err != nil {
 				return err
 			}
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE triggers SET fire_count = fire_count + 1, last_fired_at = $1 WHERE id = $2`, now, t.ID); err != nil {
-			return err
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT id, events FROM webhooks WHERE project_id = $1 AND disabled_at IS NULL ORDER BY created_at`, t.ProjectID)
 		if err != nil {
@@ -182,8 +182,14 @@ func (s *Store) FireTrigger(ctx context.Context, t Trigger, digest, eventType st
 		if err := rows.Err(); err != nil {
 			return err
 		}
+		// The trigger's row is the one every firing of it writes: update it
+		// last, so concurrent firings wait for each other only at commit.
+		count := func() error {
+			_, err := tx.ExecContext(ctx, `UPDATE triggers SET fire_count = fire_count + 1, last_fired_at = $1 WHERE id = $2`, now, t.ID)
+			return err
+		}
 		if len(hooks) == 0 {
-			return nil
+			return count()
 		}
 		body, err := payload()
 		if err != nil {
@@ -199,7 +205,7 @@ func (s *Store) FireTrigger(ctx context.Context, t Trigger, digest, eventType st
 			}
 			ids = append(ids, id)
 		}
-		return nil
+		return count()
 	})
 	if errors.Is(err, ErrReplayed) {
 		return nil, ErrReplayed

@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -219,6 +220,38 @@ func TestClaim_ConcurrentWorkersNeverShareARow(t *testing.T) {
 		wg.Wait()
 		if len(seen) != 60 {
 			t.Fatalf("%d of 60 claimed", len(seen))
+		}
+	})
+}
+
+// TestFireTrigger_ReplayWindow checks that a digest is refused within the
+// hour it was seen and taken again after it, with one delivery per firing.
+func TestFireTrigger_ReplayWindow(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, open storetest.Opener) {
+		b := newBench(t, open)
+		fire := func() ([]string, error) {
+			return b.store.FireTrigger(context.Background(), b.trigger, "digest-1", EventTriggerFired, func() ([]byte, error) {
+				return []byte(`{"type":"trigger.fired"}`), nil
+			})
+		}
+		if ids, err := fire(); err != nil || len(ids) != 1 {
+			t.Fatalf("first firing: %v %v", ids, err)
+		}
+		b.clock.Advance(59 * time.Minute)
+		if _, err := fire(); !errors.Is(err, store.ErrReplayed) {
+			t.Fatalf("a replay within the hour: %v, want ErrReplayed", err)
+		}
+		b.clock.Advance(2 * time.Minute)
+		if ids, err := fire(); err != nil || len(ids) != 1 {
+			t.Fatalf("the digest after the hour: %v %v", ids, err)
+		}
+		if _, err := fire(); !errors.Is(err, store.ErrReplayed) {
+			t.Fatalf("a replay of the renewed digest: %v, want ErrReplayed", err)
+		}
+		got, err := b.store.GetTrigger(context.Background(), b.trigger.ProjectID, b.trigger.ID)
+		if err != nil || got.FireCount != 2 {
+			t.Fatalf("fire count %d (%v), want 2", got.FireCount, err)
 		}
 	})
 }
