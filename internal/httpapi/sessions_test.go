@@ -278,6 +278,9 @@ func TestSessionMCP_GoSDKClientAndHTTPRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	if err := cs.Ping(ctx, &mcp.PingParams{}); err != nil {
+		t.Fatalf("ping: %v", err)
+	}
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil || len(list.Tools) != 5 {
 		t.Fatalf("tools/list: %v %v", list, err)

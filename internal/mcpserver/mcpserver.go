@@ -71,7 +71,7 @@ func New(sessions *session.Service, log *slog.Logger) *Server {
 // Serve answers one MCP request for a resolved session.
 func (s *Server) Serve(w http.ResponseWriter, r *http.Request, ss *session.Session, sc *session.Scope) {
 	t := target{ss: ss, scope: sc}
-	if s.serveToolsList(w, r, t) {
+	if s.serveDirect(w, r, t) {
 		return
 	}
 	ctx := context.WithValue(r.Context(), ctxKey{}, t)
@@ -82,14 +82,16 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, ss *session.Sessi
 // plain {tools: [...]} result; newer ones go through the SDK.
 var legacyVersions = map[string]bool{"": true, "2024-11-05": true, "2025-03-26": true, "2025-06-18": true, "2025-11-25": true}
 
-// serveToolsList answers a plain tools/list from the encoded list cached
-// with the server, instead of letting the SDK encode every tool schema
-// again on each call (most of the cost with a thousand tools). It handles
-// only requests the SDK would accept as they are; it reports whether it
-// answered.
-func (s *Server) serveToolsList(w http.ResponseWriter, r *http.Request, t target) bool {
+// serveDirect answers two requests without the SDK, and reports whether it
+// did. A plain tools/list (legacy protocol versions) comes from the encoded
+// list cached with the server, instead of the SDK encoding every tool
+// schema again on each call (most of the cost with a thousand tools). A
+// ping gets its empty result under any protocol version: the go-sdk client
+// (v1.8.0) sends ping without the per-request _meta that its own server
+// demands under 2026-07-28, and a liveness check should not fail on that.
+func (s *Server) serveDirect(w http.ResponseWriter, r *http.Request, t target) bool {
 	accept := r.Header.Get("Accept")
-	if !legacyVersions[r.Header.Get("Mcp-Protocol-Version")] || r.Header.Get("Mcp-Session-Id") != "" ||
+	if r.Header.Get("Mcp-Session-Id") != "" ||
 		!strings.Contains(accept, "application/json") || !strings.Contains(accept, "text/event-stream") ||
 		!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || r.ContentLength > 4096 {
 		return false
@@ -105,28 +107,41 @@ func (s *Server) serveToolsList(w http.ResponseWriter, r *http.Request, t target
 		Method  string          `json:"method"`
 		Params  json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != "tools/list" || len(req.ID) == 0 || string(req.ID) == "null" {
+	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || len(req.ID) == 0 || string(req.ID) == "null" {
 		return false
 	}
-	if len(req.Params) > 0 && string(req.Params) != "null" && string(req.Params) != "{}" {
-		return false // a cursor or _meta: let the SDK answer
+	switch req.Method {
+	case "ping":
+		writeResult(w, req.ID, []byte("{}"))
+		return true
+	case "tools/list":
+		if !legacyVersions[r.Header.Get("Mcp-Protocol-Version")] ||
+			(len(req.Params) > 0 && string(req.Params) != "null" && string(req.Params) != "{}") {
+			return false // a newer protocol, a cursor or _meta: let the SDK answer
+		}
+		c := s.cachedFor(r.Context(), t)
+		if c == nil {
+			return false
+		}
+		writeResult(w, req.ID, c.toolsList)
+		return true
 	}
-	c := s.cachedFor(r.Context(), t)
-	if c == nil {
-		return false
-	}
+	return false
+}
+
+// writeResult writes a JSON-RPC result response.
+func writeResult(w http.ResponseWriter, id json.RawMessage, result []byte) {
 	var out bytes.Buffer
-	out.Grow(len(c.toolsList) + 64)
+	out.Grow(len(result) + len(id) + 40)
 	out.WriteString(`{"jsonrpc":"2.0","id":`)
-	out.Write(req.ID)
+	out.Write(id)
 	out.WriteString(`,"result":`)
-	out.Write(c.toolsList)
+	out.Write(result)
 	out.WriteString("}\n")
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(out.Len()))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out.Bytes())
-	return true
 }
 
 func (s *Server) serverFor(r *http.Request) *mcp.Server {
