@@ -134,24 +134,33 @@ func (e *Executor) refreshToken(ctx context.Context, conn store.Connection, cred
 	stale := cred.AccessToken
 	v, err, _ := e.refresh.Do(conn.ID, func() (any, error) {
 		deadline := e.now().Add(leaseTTL)
-		for {
-			current, err := e.store.GetConnection(ctx, conn.ProjectID, conn.ID)
+		// current reads the stored account and reports whether it still
+		// needs this refresh: not when another caller or replica refreshed
+		// meanwhile.
+		current := func() (store.Connection, account.Credential, bool, error) {
+			c, err := e.store.GetConnection(ctx, conn.ProjectID, conn.ID)
 			if err != nil {
-				return nil, err
+				return c, account.Credential{}, false, err
 			}
-			if current.Status == store.StatusReauthRequired {
-				return nil, reauth(conn)
+			if c.Status == store.StatusReauthRequired {
+				return c, account.Credential{}, false, reauth(conn)
 			}
-			cur, err := e.accounts.Open(current)
+			cur, err := e.accounts.Open(c)
 			if err != nil {
-				return nil, err
+				return c, cur, false, err
 			}
-			// Another caller or replica refreshed meanwhile.
 			if cur.AccessToken != stale && !needsRefresh(cur, e.now()) {
-				return cur, nil
+				return c, cur, false, nil
 			}
-			if !force && !needsRefresh(cur, e.now()) {
-				return cur, nil
+			return c, cur, force || needsRefresh(cur, e.now()), nil
+		}
+		for {
+			_, cur, need, err := current()
+			if err != nil || !need {
+				return cur, err
+			}
+			if e.beforeLease != nil {
+				e.beforeLease()
 			}
 			got, err := e.store.AcquireRefreshLease(ctx, conn.ID, e.owner, leaseTTL)
 			if err != nil {
@@ -159,7 +168,14 @@ func (e *Executor) refreshToken(ctx context.Context, conn store.Connection, cred
 			}
 			if got {
 				defer func() { _ = e.store.ReleaseRefreshLease(context.WithoutCancel(ctx), conn.ID, e.owner) }()
-				return e.doRefresh(ctx, current, cur, m)
+				// Read again under the lease: the replica that held it may
+				// have stored new tokens (and rotated the refresh token)
+				// between the read above and this lease.
+				c, cur, need, err := current()
+				if err != nil || !need {
+					return cur, err
+				}
+				return e.doRefresh(ctx, c, cur, m)
 			}
 			if e.now().After(deadline) {
 				return nil, apierr.New(apierr.UpstreamError, "the token of connection %s is being refreshed elsewhere; try again", conn.ID)

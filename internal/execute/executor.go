@@ -58,6 +58,10 @@ type Executor struct {
 	used     *usage
 	handlers map[string]Handler
 	mcp      mcpSessions
+	// beforeLease, in tests, runs between reading an account that needs a
+	// refresh and taking its refresh lease (where another replica's refresh
+	// may land).
+	beforeLease func()
 }
 
 // New returns an Executor.

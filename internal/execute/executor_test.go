@@ -408,3 +408,35 @@ func asMap(v any) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
 }
+
+// TestExecute_RefreshLandingBeforeTheLeaseIsNotRepeated covers the window
+// between reading an expired account and taking its refresh lease: when
+// another replica stores new tokens (rotating the refresh token) in that
+// window, the lease holder must use them, not refresh with the old refresh
+// token, which a provider that rotates refresh tokens would refuse.
+func TestExecute_RefreshLandingBeforeTheLeaseIsNotRepeated(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.oauthConfig()
+	raw, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": "expired", "refreshToken": "refresh-0",
+		"expiresAt": e.clock.Now().Add(-time.Hour), "host": e.fake.host()})
+	c, err := e.accounts.Create(context.Background(), e.project.ID, createReq("u1", raw, "acme-oauth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.exec.beforeLease = func() {
+		e.exec.beforeLease = nil
+		// The other replica's refresh lands now.
+		fresh, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": "from-other-replica", "refreshToken": "refresh-rotated",
+			"expiresAt": e.clock.Now().Add(time.Hour), "host": e.fake.host()})
+		if _, err := e.accounts.Rotate(context.Background(), e.project.ID, c.ID, fresh, c.Revision); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := e.run("acme_get_item", `{"id":"1"}`); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.fake.last().Header.Get("Authorization"); got != "Bearer from-other-replica" || e.fake.refreshes.Load() != 0 {
+		t.Fatalf("sent %q after %d refreshes; want the other replica's token and no refresh", got, e.fake.refreshes.Load())
+	}
+}
