@@ -249,13 +249,7 @@ func TestExecute_AccountResolution(t *testing.T) {
 func TestExecute_OAuthRefreshRotatesAndStores(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	e.oauthConfig()
-	raw, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": "expired-access", "refreshToken": "refresh-0",
-		"expiresAt": e.clock.Now().Add(-time.Minute), "host": e.fake.host()})
-	c, err := e.accounts.Create(context.Background(), e.project.ID, createReq("u1", raw, "acme-oauth"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := e.oauthAccount(t, "expired-access", -time.Minute)
 	if _, err := e.run("acme_get_item", `{"id":"1"}`); err != nil {
 		t.Fatal(err)
 	}
@@ -277,12 +271,7 @@ func TestExecute_ParallelCallsOnExpiredTokenRefreshOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
 	e.fake.refreshDelay = 100 * time.Millisecond
-	e.oauthConfig()
-	raw, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": "expired", "refreshToken": "refresh-0",
-		"expiresAt": e.clock.Now().Add(-time.Hour), "host": e.fake.host()})
-	if _, err := e.accounts.Create(context.Background(), e.project.ID, createReq("u1", raw, "acme-oauth")); err != nil {
-		t.Fatal(err)
-	}
+	e.oauthAccount(t, "expired", -time.Hour)
 	// Two executors over one database stand for two replicas.
 	other := New(Options{Store: e.store, Accounts: e.accounts, Catalog: e.cat, Client: e.exec.client, Now: e.clock.Now})
 	var wg sync.WaitGroup
@@ -339,10 +328,7 @@ func TestExecute_InvalidGrantMarksReauthRequired(t *testing.T) {
 func TestExecute_401ToRefreshedTokenMarksReauth(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	e.oauthConfig()
-	raw, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": "valid-looking", "refreshToken": "refresh-0",
-		"expiresAt": e.clock.Now().Add(time.Hour), "host": e.fake.host()})
-	c, _ := e.accounts.Create(context.Background(), e.project.ID, createReq("u1", raw, "acme-oauth"))
+	c := e.oauthAccount(t, "valid-looking", time.Hour)
 	e.fake.srv.Config.Handler = revokeAll(e.fake)
 	wantCode(t, mustErr(e.run("acme_get_item", `{"id":"1"}`)), apierr.ReauthRequired, 400)
 	if e.fake.refreshes.Load() != 1 {
@@ -417,13 +403,7 @@ func asMap(v any) map[string]any {
 func TestExecute_RefreshLandingBeforeTheLeaseIsNotRepeated(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	e.oauthConfig()
-	raw, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": "expired", "refreshToken": "refresh-0",
-		"expiresAt": e.clock.Now().Add(-time.Hour), "host": e.fake.host()})
-	c, err := e.accounts.Create(context.Background(), e.project.ID, createReq("u1", raw, "acme-oauth"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := e.oauthAccount(t, "expired", -time.Hour)
 	e.exec.beforeLease = func() {
 		e.exec.beforeLease = nil
 		// The other replica's refresh lands now.
@@ -439,4 +419,19 @@ func TestExecute_RefreshLandingBeforeTheLeaseIsNotRepeated(t *testing.T) {
 	if got := e.fake.last().Header.Get("Authorization"); got != "Bearer from-other-replica" || e.fake.refreshes.Load() != 0 {
 		t.Fatalf("sent %q after %d refreshes; want the other replica's token and no refresh", got, e.fake.refreshes.Load())
 	}
+}
+
+// oauthAccount configures the OAuth client and connects user u1 with an
+// access token that expires after expiresIn (negative: already expired)
+// and refresh token refresh-0.
+func (e *env) oauthAccount(t *testing.T, accessToken string, expiresIn time.Duration) store.Connection {
+	t.Helper()
+	e.oauthConfig()
+	raw, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": accessToken, "refreshToken": "refresh-0",
+		"expiresAt": e.clock.Now().Add(expiresIn), "host": e.fake.host()})
+	c, err := e.accounts.Create(context.Background(), e.project.ID, createReq("u1", raw, "acme-oauth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
