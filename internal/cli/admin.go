@@ -103,6 +103,26 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// printList prints rows as one JSON document when asJSON, else as a table
+// under header (tab-separated column names), one line of cells per row.
+func printList[T any](w io.Writer, asJSON bool, rows []T, header string, cells func(T) []any) error {
+	if asJSON {
+		return printJSON(w, rows)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, r := range rows {
+		for i, c := range cells(r) {
+			if i > 0 {
+				fmt.Fprint(tw, "\t")
+			}
+			fmt.Fprint(tw, c)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
 func (p *Program) adminProjectCreate(ctx context.Context, args []string) error {
 	a := p.adminFlags("project create")
 	pos, err := a.parse(args)
@@ -149,15 +169,9 @@ func (p *Program) adminProjectList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *a.asJSON {
-		return printJSON(p.Stdout, projects)
-	}
-	tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tCREATED")
-	for _, pr := range projects {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", pr.ID, pr.Name, pr.CreatedAt.Format(time.RFC3339))
-	}
-	return tw.Flush()
+	return printList(p.Stdout, *a.asJSON, projects, "ID\tNAME\tCREATED", func(pr store.Project) []any {
+		return []any{pr.ID, pr.Name, pr.CreatedAt.Format(time.RFC3339)}
+	})
 }
 
 func (p *Program) adminKeyCreate(ctx context.Context, args []string) error {
@@ -241,13 +255,8 @@ func (p *Program) adminKeyList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *a.asJSON {
-		return printJSON(p.Stdout, keys)
-	}
-	tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tKEY\tCREATED\tEXPIRES\tSTATE")
 	now := time.Now()
-	for _, k := range keys {
+	return printList(p.Stdout, *a.asJSON, keys, "ID\tNAME\tKEY\tCREATED\tEXPIRES\tSTATE", func(k store.APIKey) []any {
 		state := "active"
 		switch {
 		case k.RevokedAt != nil:
@@ -255,9 +264,8 @@ func (p *Program) adminKeyList(ctx context.Context, args []string) error {
 		case k.ExpiresAt != nil && !k.ExpiresAt.After(now):
 			state = "expired"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Hint, k.CreatedAt.Format(time.RFC3339), formatOptionalTime(k.ExpiresAt), state)
-	}
-	return tw.Flush()
+		return []any{k.ID, k.Name, k.Hint, k.CreatedAt.Format(time.RFC3339), formatOptionalTime(k.ExpiresAt), state}
+	})
 }
 
 func formatOptionalTime(t *time.Time) string {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	builtin "github.com/switchboard-gw/switchboard/catalog"
@@ -150,15 +149,9 @@ func (p *Program) adminAuthConfigList(ctx context.Context, args []string) error 
 	for i, c := range configs {
 		views[i] = viewAuthConfig(c)
 	}
-	if *a.asJSON {
-		return printJSON(p.Stdout, views)
-	}
-	tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKEY\tCONNECTOR\tTYPE\tCLIENT ID\tIMPLICIT")
-	for _, v := range views {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\n", v.ID, v.Key, v.ConnectorID, v.Type, v.ClientID, v.Implicit)
-	}
-	return tw.Flush()
+	return printList(p.Stdout, *a.asJSON, views, "ID\tKEY\tCONNECTOR\tTYPE\tCLIENT ID\tIMPLICIT", func(v authConfigView) []any {
+		return []any{v.ID, v.Key, v.ConnectorID, v.Type, v.ClientID, v.Implicit}
+	})
 }
 
 func (p *Program) adminAuthConfigDelete(ctx context.Context, args []string) error {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	builtin "github.com/switchboard-gw/switchboard/catalog"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -143,15 +142,9 @@ func (p *Program) adminEndpoint(ctx context.Context, verb string, args []string)
 		for i, e := range list {
 			views[i] = viewEndpoint(e)
 		}
-		if *a.asJSON {
-			return printJSON(p.Stdout, views)
-		}
-		tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SLUG\tMODE\tREQUIRE USER\tSCOPE")
-		for _, v := range views {
-			fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", v.Slug, v.Mode, v.RequireUser, v.Spec)
-		}
-		return tw.Flush()
+		return printList(p.Stdout, *a.asJSON, views, "SLUG\tMODE\tREQUIRE USER\tSCOPE", func(v endpointView) []any {
+			return []any{v.Slug, v.Mode, v.RequireUser, v.Spec}
+		})
 	case "delete":
 		if len(pos) != 1 {
 			return usagef("usage: switchboard admin endpoint delete SLUG")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	builtin "github.com/switchboard-gw/switchboard/catalog"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -120,17 +119,11 @@ func (p *Program) adminToolsList(ctx context.Context, args []string) error {
 		}
 		rows = append(rows, row{ID: t.ID, ConnectorID: t.Connector().ID, Enabled: !disabled[t.ID]})
 	}
-	if *a.asJSON {
-		return printJSON(p.Stdout, rows)
-	}
-	tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tCONNECTOR\tSTATE")
-	for _, r := range rows {
+	return printList(p.Stdout, *a.asJSON, rows, "TOOL\tCONNECTOR\tSTATE", func(r row) []any {
 		state := "enabled"
 		if !r.Enabled {
 			state = "disabled"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.ConnectorID, state)
-	}
-	return tw.Flush()
+		return []any{r.ID, r.ConnectorID, state}
+	})
 }

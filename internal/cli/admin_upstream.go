@@ -12,7 +12,6 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -186,15 +185,9 @@ func (p *Program) adminConnectors(ctx context.Context, verb string, args []strin
 	for _, c := range list {
 		rows = append(rows, row{c.ConnectorID, c.Origin, c.Source, c.UpdatedAt})
 	}
-	if *a.asJSON {
-		return printJSON(p.Stdout, rows)
-	}
-	tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tORIGIN\tSOURCE\tUPDATED")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Origin, r.Source, r.UpdatedAt.Format(time.RFC3339))
-	}
-	return tw.Flush()
+	return printList(p.Stdout, *a.asJSON, rows, "ID\tORIGIN\tSOURCE\tUPDATED", func(r row) []any {
+		return []any{r.ID, r.Origin, r.Source, r.UpdatedAt.Format(time.RFC3339)}
+	})
 }
 
 // adminMCPServer runs `admin mcp-server add|list|refresh|remove`.

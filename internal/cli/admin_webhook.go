@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
@@ -60,15 +59,9 @@ func (p *Program) adminWebhook(ctx context.Context, verb string, args []string) 
 		for _, w := range list {
 			rows = append(rows, row{w.ID, w.URL, w.Events, w.DisabledAt != nil})
 		}
-		if *a.asJSON {
-			return printJSON(p.Stdout, rows)
-		}
-		tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tURL\tDISABLED")
-		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%v\n", r.ID, r.URL, r.Disabled)
-		}
-		return tw.Flush()
+		return printList(p.Stdout, *a.asJSON, rows, "ID\tURL\tDISABLED", func(r row) []any {
+			return []any{r.ID, r.URL, r.Disabled}
+		})
 	case "delete":
 		if len(pos) != 1 {
 			return usagef("usage: switchboard admin webhook delete --project ID WEBHOOK_ID")

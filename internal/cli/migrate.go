@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"text/tabwriter"
 
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
@@ -53,19 +52,13 @@ func (p *Program) migrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return printJSON(p.Stdout, states)
-	}
-	tw := tabwriter.NewWriter(p.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "VERSION\tNAME\tSTATE")
-	for _, s := range states {
+	return printList(p.Stdout, *asJSON, states, "VERSION\tNAME\tSTATE", func(s store.MigrationState) []any {
 		state := "pending"
 		if s.AppliedAt != nil {
 			state = "applied " + s.AppliedAt.Format("2006-01-02 15:04:05Z")
 		}
-		fmt.Fprintf(tw, "%04d\t%s\t%s\n", s.Version, s.Name, state)
-	}
-	return tw.Flush()
+		return []any{fmt.Sprintf("%04d", s.Version), s.Name, state}
+	})
 }
 
 // discardLogger is for commands whose output is their result alone.
