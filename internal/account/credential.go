@@ -7,7 +7,6 @@ package account
 import (
 	"encoding/json"
 	"log/slog"
-	"regexp"
 	"slices"
 	"sort"
 	"time"
@@ -122,7 +121,7 @@ func ParseCredential(raw json.RawMessage, con *catalog.Connector, method *catalo
 				issues.Add(apierr.IssueInvalidType, at(name), "must be a string")
 				continue
 			}
-			if f.Pattern != "" && !regexp.MustCompile("^(?:"+f.Pattern+")$").MatchString(v) {
+			if !f.Matches(v) {
 				issues.Add(apierr.IssueInvalidValue, at(name), "does not look like a %s (for example %s)", f.Label, f.Example)
 				continue
 			}

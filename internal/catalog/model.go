@@ -5,6 +5,7 @@ package catalog
 
 import (
 	"encoding/json"
+	"regexp"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -122,6 +123,24 @@ type ConnectionField struct {
 	// FromToken names the OAuth token response field that supplies the
 	// value (Salesforce instance_url), instead of the user.
 	FromToken string `yaml:"fromToken" json:"fromToken,omitempty"`
+
+	re *regexp.Regexp // Pattern compiled by validation
+}
+
+// Matches reports whether v matches the field's pattern in full (true
+// when the field has none).
+func (f *ConnectionField) Matches(v string) bool {
+	if f.Pattern == "" {
+		return true
+	}
+	re := f.re
+	if re == nil {
+		var err error
+		if re, err = regexp.Compile("^(?:" + f.Pattern + ")$"); err != nil {
+			return false
+		}
+	}
+	return re.MatchString(v)
 }
 
 // AuthMethod is one way to connect an account.

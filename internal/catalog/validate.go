@@ -67,7 +67,8 @@ func (v *validator) connector(c *Connector) {
 	}
 
 	fields := map[string]bool{}
-	for i, f := range c.ConnectionFields {
+	for i := range c.ConnectionFields {
+		f := &c.ConnectionFields[i]
 		p := fmt.Sprintf("connectionFields[%d]", i)
 		if f.Name == "" || f.Label == "" {
 			v.add(p, "name and label are required")
@@ -77,9 +78,11 @@ func (v *validator) connector(c *Connector) {
 		}
 		fields[f.Name] = true
 		if f.Pattern != "" {
-			if _, err := regexp.Compile("^(?:" + f.Pattern + ")$"); err != nil {
+			re, err := regexp.Compile("^(?:" + f.Pattern + ")$")
+			if err != nil {
 				v.add(p+".pattern", "does not compile: %v", err)
 			}
+			f.re = re
 		}
 	}
 	if c.MCP() {
