@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +10,6 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -121,7 +121,7 @@ func diffTools(oldDef, newDef []byte) map[string][]string {
 	for id, t := range after {
 		if old, ok := before[id]; !ok {
 			changes["added"] = append(changes["added"], id)
-		} else if !jsonEqual(old, t) {
+		} else if !upstream.SameJSON(old, t) {
 			changes["changed"] = append(changes["changed"], id)
 		}
 	}
@@ -134,13 +134,6 @@ func diffTools(oldDef, newDef []byte) map[string][]string {
 		sort.Strings(v)
 	}
 	return changes
-}
-
-func jsonEqual(a, b json.RawMessage) bool {
-	var x, y any
-	_ = json.Unmarshal(a, &x)
-	_ = json.Unmarshal(b, &y)
-	return reflect.DeepEqual(x, y)
 }
 
 // adminConnectors lists or removes a project's own connectors.
@@ -240,10 +233,11 @@ func (p *Program) adminMCPServer(ctx context.Context, verb string, args []string
 		if err != nil || old.Origin != catalog.OriginMCP {
 			return fmt.Errorf("the project has no MCP server %q", *id)
 		}
-		var def catalog.Connector
-		_ = json.Unmarshal(old.Definition, &def)
 		*serverURL, sealed = old.Source, old.Headers
-		*name, *description, *category = firstSet(*name, def.Name), firstSet(*description, def.Description), firstSet(*category, def.Category)
+		// Flags override what the server was added with.
+		was := upstream.OptionsOf(*id, old.Definition)
+		*name, *description = cmp.Or(*name, was.Name), cmp.Or(*description, was.Description)
+		*category, *dataClass = cmp.Or(*category, was.Category), cmp.Or(*dataClass, was.DataClass)
 		if headers, err = upstream.OpenHeaders(ring, *projectID, *id, sealed); err != nil {
 			return fmt.Errorf("the server's headers cannot be read: %w", err)
 		}
@@ -281,13 +275,6 @@ func (p *Program) adminMCPServer(ctx context.Context, verb string, args []string
 	fmt.Fprintf(p.Stdout, "MCP server %s: %d tools (%d added, %d changed, %d removed)\n", con.ID, len(con.Tools),
 		len(changes["added"]), len(changes["changed"]), len(changes["removed"]))
 	return nil
-}
-
-func firstSet(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // multiFlag collects a repeated string flag.

@@ -47,7 +47,7 @@ func (e *Executor) callMCP(ctx context.Context, c Call, tool *catalog.Tool, inpu
 	}
 	done(err != nil)
 	if err != nil {
-		return nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "MCP server " + con.ID + " failed: " + err.Error()}
+		return nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "MCP server " + con.ID + " failed: " + upstream.Describe(err)}
 	}
 	if conn.ID != "" {
 		e.used.touch(conn.ID, e.now())

@@ -1,8 +1,10 @@
 package upstream
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -36,6 +38,16 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set(k, v)
 	}
 	return h.next.RoundTrip(r)
+}
+
+// Describe is an MCP client error without the URLs it may carry (a
+// server URL can hold a token in its query), for logs and responses.
+func Describe(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Op + " request failed: " + ue.Err.Error()
+	}
+	return err.Error()
 }
 
 // Connect opens a client session to an MCP server with the shared
@@ -86,7 +98,7 @@ func DiscoverMCP(ctx context.Context, client *http.Client, serverURL string, hea
 	}
 	defer cs.Close()
 	con := &catalog.Connector{
-		ID: o.ID, Name: firstNonEmpty(o.Name, o.ID), Category: firstNonEmpty(o.Category, "developer-tools"), Origin: catalog.OriginMCP,
+		ID: o.ID, Name: cmp.Or(o.Name, o.ID), Category: cmp.Or(o.Category, "developer-tools"), Origin: catalog.OriginMCP,
 		API: catalog.API{BaseURL: serverURL, Transport: transport},
 		AuthMethods: []catalog.AuthMethod{
 			{ID: "api_key", Type: catalog.AuthAPIKey, Name: "Access token", Description: "Sent to the server as Authorization: Bearer.",
@@ -95,11 +107,11 @@ func DiscoverMCP(ctx context.Context, client *http.Client, serverURL string, hea
 		},
 	}
 	if init := cs.InitializeResult(); init != nil && init.ServerInfo != nil {
-		con.Name = firstNonEmpty(o.Name, init.ServerInfo.Title, init.ServerInfo.Name, o.ID)
-		con.Description = firstNonEmpty(o.Description, init.Instructions)
+		con.Name = cmp.Or(o.Name, init.ServerInfo.Title, init.ServerInfo.Name, o.ID)
+		con.Description = cmp.Or(o.Description, init.Instructions)
 	}
 	if len(con.Description) < 20 {
-		con.Description = firstNonEmpty(o.Description, con.Name) + " — a project's MCP server."
+		con.Description = cmp.Or(o.Description, con.Name) + " — a project's MCP server."
 	}
 	seen := map[string]bool{}
 	for t, err := range cs.Tools(ctx, nil) {
@@ -150,7 +162,7 @@ func mcpTool(o MCPOptions, t *mcp.Tool) (*catalog.Tool, error) {
 	if class == "" {
 		class = catalog.ClassPII
 	}
-	name := firstNonEmpty(t.Title, t.Name)
+	name := cmp.Or(t.Title, t.Name)
 	if t.Annotations != nil && t.Annotations.Title != "" {
 		name = t.Annotations.Title
 	}

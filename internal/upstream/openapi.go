@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -79,8 +80,8 @@ func ImportOpenAPI(ctx context.Context, data []byte, o ImportOptions) (*catalog.
 		return nil, rep, fmt.Errorf("the API base URL %q must be an absolute https URL", base)
 	}
 	con := &catalog.Connector{
-		ID: o.ID, Name: firstNonEmpty(o.Name, doc.Info.Title, o.ID), Category: firstNonEmpty(o.Category, "developer-tools"),
-		Description: firstNonEmpty(o.Description, strings.TrimSpace(doc.Info.Description), doc.Info.Title+" (an imported REST API)."),
+		ID: o.ID, Name: cmp.Or(o.Name, doc.Info.Title, o.ID), Category: cmp.Or(o.Category, "developer-tools"),
+		Description: cmp.Or(o.Description, strings.TrimSpace(doc.Info.Description), doc.Info.Title+" (an imported REST API)."),
 		API:         catalog.API{BaseURL: strings.TrimRight(base, "/"), Proxy: true}, Origin: catalog.OriginOpenAPI,
 	}
 	if len(con.Description) < 20 {
@@ -124,15 +125,6 @@ func ImportOpenAPI(ctx context.Context, data []byte, o ImportOptions) (*catalog.
 	return con, rep, nil
 }
 
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if strings.TrimSpace(v) != "" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
 // truncateID keeps a tool id within 64 characters, with a hash suffix
 // when it had to be cut.
 func truncateID(id string) string {
@@ -161,7 +153,7 @@ func authMethods(doc *openapi3.T, rep *Report) []catalog.AuthMethod {
 			if id == "" {
 				id = "auth"
 			}
-			m := catalog.AuthMethod{ID: id, Name: firstNonEmpty(ss.Description, n)}
+			m := catalog.AuthMethod{ID: id, Name: cmp.Or(ss.Description, n)}
 			switch {
 			case ss.Type == "apiKey" && (ss.In == "header" || ss.In == "query"):
 				m.Type = catalog.AuthAPIKey
@@ -340,7 +332,7 @@ func operationTool(connector, method, path string, item *openapi3.PathItem, op *
 	if len(desc) < 30 {
 		desc = strings.TrimSpace(desc + " Calls " + method + " " + path + " on the imported API.")
 	}
-	return &catalog.Tool{ID: id, Name: firstNonEmpty(op.Summary, op.OperationID, method+" "+path), Description: desc,
+	return &catalog.Tool{ID: id, Name: cmp.Or(op.Summary, op.OperationID, method+" "+path), Description: desc,
 		Effect: effect, InputSchema: raw, Request: req, RequiredScopes: []string{}}, ""
 }
 

@@ -30,31 +30,19 @@ func (r *Refresher) RefreshAll(ctx context.Context) (int, error) {
 	}
 	changed := 0
 	for _, pc := range all {
-		var old catalog.Connector
-		if err := json.Unmarshal(pc.Definition, &old); err != nil {
-			continue
-		}
 		headers, err := OpenHeaders(r.Keyring, pc.ProjectID, pc.ConnectorID, pc.Headers)
 		if err != nil {
 			r.Logger.WarnContext(ctx, "cannot open an MCP server's headers", "connector", pc.ConnectorID, "project_id", pc.ProjectID)
 			continue
 		}
-		class := ""
-		if len(old.Tools) > 0 {
-			class = old.Tools[0].DataClassification
-		}
-		con, err := DiscoverMCP(ctx, r.Client, pc.Source, headers, MCPOptions{ID: pc.ConnectorID, Name: old.Name,
-			Description: old.Description, Category: old.Category, DataClass: class})
+		con, err := DiscoverMCP(ctx, r.Client, pc.Source, headers, OptionsOf(pc.ConnectorID, pc.Definition))
 		if err != nil {
 			r.Logger.WarnContext(ctx, "MCP server refresh failed; its last tool list stays", "connector", pc.ConnectorID,
-				"project_id", pc.ProjectID, "error", err.Error())
+				"project_id", pc.ProjectID, "error", Describe(err))
 			continue
 		}
 		def, _ := json.Marshal(con)
-		var a, b any
-		_ = json.Unmarshal(pc.Definition, &a)
-		_ = json.Unmarshal(def, &b)
-		if reflect.DeepEqual(a, b) {
+		if SameJSON(pc.Definition, def) {
 			continue
 		}
 		pc.Definition = def
@@ -82,4 +70,25 @@ func (r *Refresher) Run(ctx context.Context, interval time.Duration) {
 			}
 		}
 	}
+}
+
+// OptionsOf returns the options an MCP server was added with, read back
+// from its stored definition, so a refresh keeps its name, description,
+// category and data classification.
+func OptionsOf(id string, definition []byte) MCPOptions {
+	var c catalog.Connector
+	_ = json.Unmarshal(definition, &c)
+	o := MCPOptions{ID: id, Name: c.Name, Description: c.Description, Category: c.Category}
+	if len(c.Tools) > 0 {
+		o.DataClass = c.Tools[0].DataClassification
+	}
+	return o
+}
+
+// SameJSON reports whether two JSON documents hold the same value.
+func SameJSON(a, b []byte) bool {
+	var x, y any
+	_ = json.Unmarshal(a, &x)
+	_ = json.Unmarshal(b, &y)
+	return reflect.DeepEqual(x, y)
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -89,8 +90,12 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 		h, ok := hooks[d.WebhookID]
 		if !ok {
 			hw, err := w.store.GetWebhook(ctx, d.ProjectID, d.WebhookID)
-			if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
 				w.finish(ctx, d, store.DeliveryFailed, 0, "the webhook was deleted")
+				continue
+			}
+			if err != nil {
+				w.retry(ctx, d, 0, "the webhook could not be read")
 				continue
 			}
 			h = &hw
