@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -26,7 +27,6 @@ const (
 	DefaultExpiry = 30
 	MinExpiry     = 5
 	MaxExpiry     = 1440
-	MaxUserIDLen  = 256
 )
 
 // Service creates connect links.
@@ -74,8 +74,8 @@ func (s *Service) Create(ctx context.Context, projectID string, r Request) (Link
 	var issues apierr.Issues
 	if n := utf8.RuneCountInString(r.UserID); n == 0 {
 		issues.Add(apierr.IssueRequired, []any{"userId"}, "is required")
-	} else if n > MaxUserIDLen {
-		issues.Add(apierr.IssueTooBig, []any{"userId"}, "must be at most %d characters", MaxUserIDLen)
+	} else if n > account.MaxUserIDLen {
+		issues.Add(apierr.IssueTooBig, []any{"userId"}, "must be at most %d characters", account.MaxUserIDLen)
 	}
 	cat := catalog.FromContext(ctx, s.catalog)
 	for i, c := range r.Connectors {

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
@@ -29,6 +30,9 @@ type ProxyCall struct {
 	Preferred    string
 }
 
+// ProxyMethods are the methods the raw proxy sends.
+var ProxyMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+
 // droppedHeaders never pass through the proxy: the credential is ours to set.
 var droppedHeaders = map[string]bool{"authorization": true, "proxy-authorization": true, "cookie": true, "host": true}
 
@@ -36,6 +40,10 @@ var droppedHeaders = map[string]bool{"authorization": true, "proxy-authorization
 // credential and returns the provider's body: JSON as JSON, text as text,
 // anything else as base64 with its content type.
 func (e *Executor) Proxy(ctx context.Context, c ProxyCall) (any, error) {
+	if !slices.Contains(ProxyMethods, c.Method) {
+		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"method"},
+			Message: "must be one of GET, POST, PUT, PATCH, DELETE"})
+	}
 	con, ok := catalog.FromContext(ctx, e.catalog).Connector(c.ConnectorID)
 	if !ok {
 		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"connectorId"},

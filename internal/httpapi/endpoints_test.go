@@ -136,7 +136,7 @@ func TestEndpoints_HTTPRules(t *testing.T) {
 		if r.status != 404 || !strings.Contains(string(r.body), `"jsonrpc":"2.0"`) {
 			t.Errorf("unknown slug %s: %d %s", prefix, r.status, r.body)
 		}
-		if r := f.do(h, "POST", prefix+"/open-one/u1", "Bearer "+otherKey, listReq); r.status != 401 {
+		if r := f.do(h, "POST", prefix+"/open-one/u1", "Bearer "+otherKey, listReq); r.status != 404 || strings.Contains(string(r.body), "another project") {
 			t.Errorf("other project's key %s: %d %s", prefix, r.status, r.body)
 		}
 		if r := f.do(h, "POST", prefix+"/open-one/u1", "", listReq); r.status != 401 {

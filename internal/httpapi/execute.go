@@ -42,8 +42,6 @@ func (s *Server) handleExecute(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-var proxyMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
-
 // handleProxy is POST /v1/tools/proxy.
 func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
@@ -68,7 +66,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) error {
 	if body.Method == "" {
 		body.Method = "GET"
 	}
-	if !slices.Contains(proxyMethods, body.Method) {
+	if !slices.Contains(execute.ProxyMethods, body.Method) {
 		issues.Add(apierr.IssueInvalidValue, []any{"method"}, "must be one of GET, POST, PUT, PATCH, DELETE")
 	}
 	checkUUID(body.ConnectionID, "connectionId", &issues)

@@ -235,6 +235,9 @@ func TestSession_PolicyToolsAndAccounts(t *testing.T) {
 	if r := call("switchboard_proxy", `{"connector":"delta","endpoint":"/tasks/4"}`); r["ok"] != true {
 		t.Fatalf("proxy: %v", r)
 	}
+	if r := call("switchboard_proxy", `{"connector":"delta","endpoint":"/tasks/4","method":"TRACE"}`); r["error"].(map[string]any)["code"] != "invalid_arguments" {
+		t.Fatalf("proxy with TRACE: %v", r)
+	}
 	accts := call("switchboard_list_accounts", `{}`)["result"].(map[string]any)["accounts"].([]any)
 	if len(accts) != 2 {
 		t.Fatalf("accounts: %v", accts)

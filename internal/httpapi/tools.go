@@ -20,10 +20,13 @@ type toolItem struct {
 	Effect             string          `json:"effect"`
 	Category           string          `json:"category"`
 	DataClassification string          `json:"dataClassification"`
-	RequiredScopes     []string        `json:"requiredScopes,omitempty"`
+	RequiredScopes     []string        `json:"requiredScopes,omitzero"` // present, maybe empty, in view full
 	InputSchema        json.RawMessage `json:"inputSchema,omitempty"`
 	OutputSchema       json.RawMessage `json:"outputSchema,omitempty"`
 }
+
+// noScopes is requiredScopes of a tool that needs none.
+var noScopes = []string{}
 
 // emptySchema stands for a tool without an output schema: any value.
 var emptySchema = json.RawMessage(`{}`)
@@ -35,6 +38,9 @@ func newToolItem(t *catalog.Tool, full bool) toolItem {
 	}
 	if full {
 		it.RequiredScopes = t.RequiredScopes
+		if it.RequiredScopes == nil {
+			it.RequiredScopes = noScopes
+		}
 		it.InputSchema = json.RawMessage(t.InputSchema)
 		it.OutputSchema = emptySchema
 		if len(t.OutputSchema) > 0 {

@@ -19,6 +19,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/session"
 )
 
@@ -35,12 +37,12 @@ type Server struct {
 	handler  *mcp.StreamableHTTPHandler
 
 	mu    sync.Mutex
-	cache map[string]*list.Element
+	cache map[serverKey]*list.Element
 	order *list.List
 }
 
 type cached struct {
-	key    string
+	key    serverKey
 	server *mcp.Server
 	// toolsList is the encoded result of tools/list, made once per server.
 	toolsList json.RawMessage
@@ -56,7 +58,7 @@ type target struct {
 
 // New returns a Server.
 func New(sessions *session.Service, log *slog.Logger) *Server {
-	s := &Server{sessions: sessions, log: log, cache: map[string]*list.Element{}, order: list.New()}
+	s := &Server{sessions: sessions, log: log, cache: map[serverKey]*list.Element{}, order: list.New()}
 	s.handler = mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
@@ -155,9 +157,18 @@ func (s *Server) serverFor(r *http.Request) *mcp.Server {
 	return nil
 }
 
+// serverKey names a built server: the session or endpoint, its scope, its
+// mode (an endpoint can switch between tools and meta) and the catalog
+// its tools came from (a project's own connectors can change their tool
+// schemas under the same ids).
+type serverKey struct {
+	session, scope, mode string
+	catalog              *catalog.Catalog
+}
+
 // cachedFor returns the built server of a target, building it on first use.
 func (s *Server) cachedFor(ctx context.Context, t target) *cached {
-	key := t.ss.ID + "/" + t.scope.Hash
+	key := serverKey{session: t.ss.ID, scope: t.scope.Hash, mode: t.ss.Spec.Mode, catalog: catalog.FromContext(ctx, nil)}
 	s.mu.Lock()
 	if el, ok := s.cache[key]; ok {
 		s.order.MoveToFront(el)
@@ -223,7 +234,12 @@ func (s *Server) callTool(name string) mcp.ToolHandler {
 		}
 		out, err := s.sessions.Call(ctx, t.ss, t.scope, name, req.Params.Arguments)
 		if err != nil {
-			return nil, err
+			if _, ok := apierr.As(err); ok {
+				return nil, err // written for the caller
+			}
+			// Anything else (a database error) stays in the log, as on REST.
+			s.log.ErrorContext(ctx, "MCP tool call failed", "tool", name, "session_id", t.ss.ID, "error", err.Error())
+			return nil, errInternal
 		}
 		body, err := json.Marshal(out)
 		if err != nil {
@@ -241,4 +257,7 @@ type sessionError string
 
 func (e sessionError) Error() string { return string(e) }
 
-const errNoSession = sessionError("mcpserver: no session in the request")
+const (
+	errNoSession = sessionError("mcpserver: no session in the request")
+	errInternal  = sessionError("internal error; the server log has the details")
+)

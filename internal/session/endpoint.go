@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+	"unicode/utf8"
 
+	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -60,19 +62,17 @@ func (s *Service) EndpointRecord(ctx context.Context, r EndpointRequest) (store.
 }
 
 // ForEndpoint returns the session an endpoint call runs as: the endpoint's
-// scope and policy for the user of the call. An unknown slug is
-// apierr.NotFound; a slug of another project than the caller's key is
-// apierr.Unauthorized.
+// scope and policy for the user of the call. An unknown slug, or one of
+// another project than the caller's key, is apierr.NotFound.
 func (s *Service) ForEndpoint(ctx context.Context, projectID, slug, userID string) (*Session, error) {
 	e, err := s.store.EndpointBySlug(ctx, slug)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && e.ProjectID != projectID) {
+		// Another project's endpoint is unknown to this key (SPEC.md 4.8
+		// rule 4), and saying otherwise would tell that the slug exists.
 		return nil, apierr.New(apierr.NotFound, "no MCP endpoint %q", slug)
 	}
 	if err != nil {
 		return nil, err
-	}
-	if e.ProjectID != projectID {
-		return nil, apierr.New(apierr.Unauthorized, "this API key belongs to another project than endpoint %q", slug)
 	}
 	if userID == "" {
 		if e.RequireUser {
@@ -81,8 +81,9 @@ func (s *Service) ForEndpoint(ctx context.Context, projectID, slug, userID strin
 		}
 		userID = "default"
 	}
-	if len(userID) > MaxUserIDLen {
-		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueTooBig, Path: []any{"userId"}, Message: "must be at most 256 characters"})
+	if utf8.RuneCountInString(userID) > account.MaxUserIDLen {
+		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueTooBig, Path: []any{"userId"},
+			Message: fmt.Sprintf("must be at most %d characters", account.MaxUserIDLen)})
 	}
 	var spec Spec
 	if err := json.Unmarshal(e.Spec, &spec); err != nil {

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 )
 
 // Limits of SPEC.md section 8.
 const (
-	MaxUserIDLen   = 256
 	MaxConnectors  = 200
 	MaxActions     = 500
 	MaxPinned      = 20
@@ -72,8 +72,8 @@ func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Sp
 	s := Spec{UserID: r.UserID, Accounts: r.Accounts, AllowGlobalAccounts: r.AllowGlobalAccounts, Pinned: r.Pinned}
 	if n := utf8.RuneCountInString(r.UserID); n == 0 && !r.forEndpoint {
 		issues.Add(apierr.IssueRequired, []any{"userId"}, "is required")
-	} else if n > MaxUserIDLen {
-		issues.Add(apierr.IssueTooBig, []any{"userId"}, "must be at most %d characters", MaxUserIDLen)
+	} else if n > account.MaxUserIDLen {
+		issues.Add(apierr.IssueTooBig, []any{"userId"}, "must be at most %d characters", account.MaxUserIDLen)
 	}
 	if r.Connectors != nil {
 		if len(r.Connectors) == 0 || len(r.Connectors) > MaxConnectors {
