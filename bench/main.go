@@ -409,7 +409,7 @@ func newStack(pgURL string, conc int) (*stack, error) {
 	workerCtx, stopWorker := context.WithCancel(ctx)
 	go s.worker.Run(workerCtx)
 	s.cleanup = append(s.cleanup, stopWorker)
-	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Accounts: accounts, Executor: exec,
+	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: exec,
 		BaseURL: "http://localhost", Notify: s.worker.Notify, Logger: log})
 	api := httpapi.New(httpapi.Options{Store: st, Logger: log, Catalog: cat, Accounts: accounts, Executor: exec,
 		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Triggers: triggers,

@@ -181,7 +181,7 @@ func (s *Service) authConfigFor(ctx context.Context, projectID string, con *cata
 		if err != nil {
 			return store.AuthConfig{}, nil, err
 		}
-		return ac, methodByID(con, ac.AuthMethodID), nil
+		return ac, con.AuthMethod(ac.AuthMethodID), nil
 	}
 	configs, err := s.store.ListAuthConfigs(ctx, projectID, con.ID)
 	if err != nil {
@@ -189,7 +189,7 @@ func (s *Service) authConfigFor(ctx context.Context, projectID string, con *cata
 	}
 	for _, ac := range configs {
 		if ac.AuthType == credType {
-			if m := methodByID(con, ac.AuthMethodID); m != nil {
+			if m := con.AuthMethod(ac.AuthMethodID); m != nil {
 				return ac, m, nil
 			}
 		}
@@ -207,15 +207,6 @@ func (s *Service) authConfigFor(ctx context.Context, projectID string, con *cata
 	}
 	return store.AuthConfig{}, nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"credential", "type"},
 		Message: fmt.Sprintf("%s accepts credentials of type %v", con.ID, types)})
-}
-
-func methodByID(con *catalog.Connector, id string) *catalog.AuthMethod {
-	for i := range con.AuthMethods {
-		if con.AuthMethods[i].ID == id {
-			return &con.AuthMethods[i]
-		}
-	}
-	return nil
 }
 
 // Get returns one of a project's accounts; an unknown id is 404 CONNECTION_NOT_FOUND.
@@ -263,7 +254,7 @@ func (s *Service) Rotate(ctx context.Context, projectID, id string, raw json.Raw
 	if err != nil {
 		return 0, err
 	}
-	method := methodByID(con, ac.AuthMethodID)
+	method := con.AuthMethod(ac.AuthMethodID)
 	if method == nil {
 		return 0, apierr.New(apierr.ConnectorUnavailable, "auth method %s of %s is no longer available", ac.AuthMethodID, con.ID)
 	}

@@ -26,7 +26,8 @@ func Generate() (key, hash, hint string, err error) {
 	return key, Hash(key), Hint(key), nil
 }
 
-// Hash returns the stored form of a key: its SHA-256 in hex.
+// Hash returns the stored form of a key, or of any random bearer token
+// (connect link, OAuth state, trigger URL): its SHA-256 in hex.
 func Hash(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:])

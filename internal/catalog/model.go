@@ -85,6 +85,16 @@ func (c *Connector) Builtin() bool { return c.Origin == "" }
 // MCP reports whether the connector is a project's MCP server.
 func (c *Connector) MCP() bool { return c.Origin == OriginMCP }
 
+// AuthMethod returns the connector's auth method with id, or nil.
+func (c *Connector) AuthMethod(id string) *AuthMethod {
+	for i := range c.AuthMethods {
+		if c.AuthMethods[i].ID == id {
+			return &c.AuthMethods[i]
+		}
+	}
+	return nil
+}
+
 // Origins of a project's own connectors.
 const (
 	OriginMCP     = "mcp"

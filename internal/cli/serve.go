@@ -109,7 +109,7 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 		<-refreshDone
 	}()
 	webhooks := webhook.NewService(st, ring, cfg.WebhooksAllowHTTPLoopback, worker.Notify)
-	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Accounts: accounts, Executor: executor,
+	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: executor,
 		Logger: log, BaseURL: cfg.BaseURL, Notify: worker.Notify})
 	links := connect.NewService(st, cat, cfg.WebURL, nil)
 	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: executor, Links: links, BaseURL: cfg.BaseURL})

@@ -7,9 +7,7 @@ package connect
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"slices"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
@@ -63,12 +62,6 @@ type Link struct {
 	ExpiresAt   time.Time `json:"expiresAt"`
 }
 
-// HashToken is the stored form of a link token.
-func HashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
-
 // Create checks a request and stores a new single-use link.
 func (s *Service) Create(ctx context.Context, projectID string, r Request) (Link, error) {
 	var issues apierr.Issues
@@ -86,11 +79,9 @@ func (s *Service) Create(ctx context.Context, projectID string, r Request) (Link
 	if r.Connectors != nil && len(r.Connectors) == 0 {
 		issues.Add(apierr.IssueTooSmall, []any{"connectors"}, "must name at least one connector, or be left out for all")
 	}
-	if len(r.AuthConfigs) > 0 {
-		for i, key := range r.AuthConfigs {
-			if _, err := s.store.AuthConfigByKey(ctx, projectID, key); err != nil {
-				issues.Add(apierr.IssueInvalidValue, []any{"authConfigs", i}, "%q is not an auth config key of this project", key)
-			}
+	for i, key := range r.AuthConfigs {
+		if _, err := s.store.AuthConfigByKey(ctx, projectID, key); err != nil {
+			issues.Add(apierr.IssueInvalidValue, []any{"authConfigs", i}, "%q is not an auth config key of this project", key)
 		}
 	}
 	minutes := DefaultExpiry
@@ -123,7 +114,7 @@ func (s *Service) Create(ctx context.Context, projectID string, r Request) (Link
 	}
 	token := base64.RawURLEncoding.EncodeToString(raw[:])
 	l, err := s.store.CreateConnectLink(ctx, store.ConnectLink{
-		ProjectID: projectID, UserID: r.UserID, TokenHash: HashToken(token), Connectors: r.Connectors,
+		ProjectID: projectID, UserID: r.UserID, TokenHash: apikey.Hash(token), Connectors: r.Connectors,
 		AuthConfigs: r.AuthConfigs, RedirectURL: r.RedirectURL, ExpiresAt: s.now().Add(time.Duration(minutes) * time.Minute),
 	})
 	if err != nil {

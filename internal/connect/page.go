@@ -18,6 +18,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/secret"
@@ -100,7 +101,7 @@ const CallbackPath = "/api/oauth/callback"
 
 // link resolves a token to its link and state; an unknown token is 404 NOT_FOUND.
 func (p *Page) link(ctx context.Context, token string) (store.ConnectLink, string, error) {
-	l, err := p.Store.ConnectLinkByToken(ctx, HashToken(token))
+	l, err := p.Store.ConnectLinkByToken(ctx, apikey.Hash(token))
 	if errors.Is(err, store.ErrNotFound) {
 		return l, "", apierr.New(apierr.NotFound, "this connect link is not valid; ask for a new one")
 	}
@@ -351,10 +352,8 @@ func (p *Page) config(ctx context.Context, l store.ConnectLink, id string) (stor
 	if !ok {
 		return ac, nil, nil, apierr.New(apierr.NotFound, "connector %q of auth config %q is no longer available", ac.ConnectorID, id)
 	}
-	for i := range c.AuthMethods {
-		if c.AuthMethods[i].ID == ac.AuthMethodID {
-			return ac, c, &c.AuthMethods[i], nil
-		}
+	if m := c.AuthMethod(ac.AuthMethodID); m != nil {
+		return ac, c, m, nil
 	}
 	return ac, nil, nil, apierr.New(apierr.NotFound, "the auth method of %q is no longer available", id)
 }
@@ -533,7 +532,7 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 		return "", err
 	}
 	state := base64.RawURLEncoding.EncodeToString(raw[:])
-	st := store.OAuthState{ID: store.NewID(), StateHash: HashToken(state), LinkID: l.ID, AuthConfigID: ac.ID,
+	st := store.OAuthState{ID: store.NewID(), StateHash: apikey.Hash(state), LinkID: l.ID, AuthConfigID: ac.ID,
 		ConnectionID: r.ConnectionID, Name: r.Name, ExpiresAt: p.Now().Add(15 * time.Minute)}
 	conf := p.oauthConfig(ac, m, "")
 	var opts []oauth2.AuthCodeOption
@@ -591,7 +590,7 @@ func (p *Page) Callback(ctx context.Context, q url.Values) CallbackResult {
 	if q.Get("state") == "" {
 		return fail("This sign-in is not valid: it carries no state. Start again from your connect link.")
 	}
-	st, err := p.Store.TakeOAuthState(ctx, HashToken(q.Get("state")))
+	st, err := p.Store.TakeOAuthState(ctx, apikey.Hash(q.Get("state")))
 	if err != nil {
 		return fail("This sign-in has expired or was already completed. Start again from your connect link.")
 	}
@@ -633,12 +632,7 @@ func (p *Page) Callback(ctx context.Context, q url.Values) CallbackResult {
 	if !ok {
 		return fail("This application is no longer available.")
 	}
-	var m *catalog.AuthMethod
-	for i := range c.AuthMethods {
-		if c.AuthMethods[i].ID == ac.AuthMethodID {
-			m = &c.AuthMethods[i]
-		}
-	}
+	m := c.AuthMethod(ac.AuthMethodID)
 	if m == nil || m.OAuth2 == nil {
 		return fail("This application's sign-in method is no longer available.")
 	}

@@ -30,10 +30,8 @@ const leaseTTL = 30 * time.Second
 
 // method returns the connector auth method a credential is for.
 func method(con *catalog.Connector, cred account.Credential) *catalog.AuthMethod {
-	for i := range con.AuthMethods {
-		if con.AuthMethods[i].ID == cred.Method {
-			return &con.AuthMethods[i]
-		}
+	if m := con.AuthMethod(cred.Method); m != nil {
+		return m
 	}
 	for i := range con.AuthMethods {
 		if con.AuthMethods[i].Type == cred.Type {

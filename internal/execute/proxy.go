@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"mime"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -68,10 +68,7 @@ func (e *Executor) Proxy(ctx context.Context, c ProxyCall) (any, error) {
 		addQuery(q, k, v)
 	}
 	target.RawQuery = q.Encode()
-	out := &outgoing{Method: c.Method, URL: target, Header: http.Header{}, Service: con.ID}
-	for k, v := range con.API.Headers {
-		out.Header.Set(k, v)
-	}
+	out := newOutgoing(con, c.Method, target)
 	for k, v := range c.Headers {
 		if !droppedHeaders[strings.ToLower(k)] {
 			out.Header.Set(k, v)
@@ -184,10 +181,7 @@ func (e *Executor) CallAPI(ctx context.Context, projectID, connectionID, method,
 	if err != nil {
 		return nil, err
 	}
-	out := &outgoing{Method: method, URL: target, Header: http.Header{}, Service: con.ID}
-	for k, v := range con.API.Headers {
-		out.Header.Set(k, v)
-	}
+	out := newOutgoing(con, method, target)
 	out.Header.Set("Accept", "application/json")
 	if body != nil {
 		if form {

@@ -1,7 +1,6 @@
 package execute
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -18,11 +17,20 @@ import (
 // outgoing is a provider request before authentication: kept as parts so
 // that it can be rebuilt for a retry after a token refresh.
 type outgoing struct {
-	Method  string
-	URL     *url.URL
-	Header  http.Header
-	Body    []byte
-	Service string // the connector id, for error messages
+	Method string
+	URL    *url.URL
+	Header http.Header
+	Body   []byte
+}
+
+// newOutgoing starts a request to a connector's API with the headers its
+// definition sends with every request.
+func newOutgoing(con *catalog.Connector, method string, u *url.URL) *outgoing {
+	out := &outgoing{Method: method, URL: u, Header: make(http.Header, len(con.API.Headers)+2)}
+	for k, v := range con.API.Headers {
+		out.Header.Set(k, v)
+	}
+	return out
 }
 
 var placeholder = regexp.MustCompile(`\{(\+?)([A-Za-z0-9_]+)\}`)
@@ -81,10 +89,7 @@ func buildRequest(tool *catalog.Tool, input map[string]any, base *url.URL) (*out
 	}
 	u.RawQuery = q.Encode()
 
-	out := &outgoing{Method: r.Method, URL: &u, Header: http.Header{}, Service: tool.Connector().ID}
-	for k, v := range tool.Connector().API.Headers {
-		out.Header.Set(k, v)
-	}
+	out := newOutgoing(tool.Connector(), r.Method, &u)
 	if out.Header.Get("Accept") == "" {
 		out.Header.Set("Accept", "application/json")
 	}
@@ -234,12 +239,4 @@ func flattenForm(form url.Values, prefix string, v any) {
 	default:
 		form.Add(prefix, scalar(v))
 	}
-}
-
-// newBodyReader returns a reader for a body, nil for none.
-func newBodyReader(b []byte) *bytes.Reader {
-	if b == nil {
-		return nil
-	}
-	return bytes.NewReader(b)
 }

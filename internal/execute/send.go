@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,8 +71,8 @@ func (e *Executor) sendOnce(ctx context.Context, out *outgoing, conn store.Conne
 	}
 	if out.Body != nil {
 		body := out.Body
-		req.Body = io.NopCloser(newBodyReader(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(newBodyReader(body)), nil }
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		req.ContentLength = int64(len(body))
 	}
 	for k, v := range out.Header {

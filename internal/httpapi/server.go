@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
-	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -52,8 +51,6 @@ type Options struct {
 	AssetsURL string
 	// MaxBodyBytes bounds a request body; 0 means 1 MiB.
 	MaxBodyBytes int64
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
 }
 
 // Server holds what every handler needs.
@@ -75,7 +72,6 @@ type Server struct {
 	webURL    string
 	assetsURL string
 	maxBody   int64
-	now       func() time.Time
 }
 
 // New returns a Server.
@@ -85,13 +81,10 @@ func New(o Options) *Server {
 		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page,
 		triggers: o.Triggers, webhooks: o.Webhooks, logos: o.Logos,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
-		maxBody: o.MaxBodyBytes, now: o.Now,
+		maxBody: o.MaxBodyBytes,
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = 1 << 20
-	}
-	if s.now == nil {
-		s.now = time.Now
 	}
 	if s.assetsURL == "" {
 		s.assetsURL = s.baseURL + "/assets"

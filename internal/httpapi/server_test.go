@@ -123,7 +123,7 @@ func setupBase(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provid
 	links := connect.NewService(st, cat, web, clock.Now)
 	worker := webhook.NewWorker(st, ring, netguard.New(netguard.Options{AllowLoopback: true}).Client(), log, clock.Now)
 	webhooks := webhook.NewService(st, ring, true, worker.Notify)
-	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Accounts: accounts, Executor: exec,
+	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: exec,
 		Logger: log, BaseURL: base, Notify: worker.Notify, Now: clock.Now})
 	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: exec, Links: links,
 		BaseURL: base, Now: clock.Now})
@@ -133,7 +133,7 @@ func setupBase(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provid
 	srv := New(Options{
 		Store: st, Logger: log, Catalog: cat, Catalogs: catalogs, Logos: testCatalogFS, Accounts: accounts, Executor: exec,
 		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Page: page, Triggers: triggers, Webhooks: webhooks,
-		BaseURL: base, WebURL: web, Now: clock.Now,
+		BaseURL: base, WebURL: web,
 	})
 	ctx := context.Background()
 	p, err := st.CreateProject(ctx, "test")

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -93,7 +94,7 @@ func (s *Server) handleTriggerIngress(w http.ResponseWriter, r *http.Request) er
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, trigger.MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if asMaxBytes(err, &tooBig) {
+		if errors.As(err, &tooBig) {
 			w.WriteHeader(http.StatusRequestEntityTooLarge)
 			return nil
 		}

@@ -1,14 +1,11 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
-
-func asMaxBytes(err error, target **http.MaxBytesError) bool { return errors.As(err, target) }
 
 type webhookItem struct {
 	ID          string     `json:"id"`

@@ -138,10 +138,6 @@ func New(o Options) *Guard {
 // Client returns the shared client. Every outbound request goes through it.
 func (g *Guard) Client() *http.Client { return g.client }
 
-// Transport returns the shared transport, for clients that need their own
-// http.Client settings (oauth2) but must keep the same guard and pool.
-func (g *Guard) Transport() http.RoundTripper { return g.transport }
-
 // control runs after DNS resolution, on the address about to be dialled.
 func (g *Guard) control(network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)

@@ -145,8 +145,8 @@ func (r *Keyring) Open(ciphertext, aad []byte) ([]byte, error) {
 	return plain, nil
 }
 
-// KeyID returns the id of the key that sealed ciphertext, so that a rotation
-// job can find what still needs resealing.
+// KeyID returns the id of the key that sealed ciphertext (to tell what a
+// key rotation has not resealed yet).
 func KeyID(ciphertext []byte) (string, error) {
 	if len(ciphertext) < 2 || ciphertext[0] != format || len(ciphertext) < 2+int(ciphertext[1]) {
 		return "", ErrCorrupt

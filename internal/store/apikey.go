@@ -123,15 +123,6 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
 	return k, nil
 }
 
-// ProjectIDForKey returns the project of the live key whose SHA-256 is hash:
-// not revoked and not expired at the store's current time. Anything else is
-// ErrNotFound. It is one indexed read, made on every /v1 request, with no
-// cache, so a revocation applies to the very next request.
-func (s *Store) ProjectIDForKey(ctx context.Context, hash string) (string, error) {
-	kp, err := s.ProjectForKey(ctx, hash)
-	return kp.ID, err
-}
-
 // KeyProject is what an API key decides: the project, the version of its
 // tool switches (for the switch cache; see DisabledTools) and of its
 // connections (for the resolution cache; see ResolutionCandidates).
@@ -141,8 +132,11 @@ type KeyProject struct {
 	ConnectionsVersion int64
 }
 
-// ProjectForKey is ProjectIDForKey with the project's tool-switch version,
-// read in the same query.
+// ProjectForKey returns the project of the live key whose SHA-256 is hash
+// (not revoked and not expired at the store's current time; anything else
+// is ErrNotFound) with its tool-switch and connections versions. It is one
+// indexed read, made on every /v1 request, with no cache, so a revocation
+// applies to the very next request.
 func (s *Store) ProjectForKey(ctx context.Context, hash string) (KeyProject, error) {
 	var kp KeyProject
 	err := s.readRow(ctx,

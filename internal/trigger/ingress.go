@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -20,15 +21,9 @@ import (
 
 // Limits of SPEC.md 4.9.
 const (
-	MaxBodyBytes     = 1_000_000
-	MaxPerMinute     = 600
-	eventTriggerFire = webhook.EventTriggerFired
+	MaxBodyBytes = 1_000_000
+	MaxPerMinute = 600
 )
-
-func hashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
 
 // Answer is what the ingress route replies: a status and, for a handshake,
 // a body; never a JSON error envelope.
@@ -44,7 +39,7 @@ func status(code int) Answer { return Answer{Status: code} }
 // Ingress handles one provider delivery to /api/triggers/<token> (the body
 // already read, no more than MaxBodyBytes).
 func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer, error) {
-	t, err := s.Store.TriggerByToken(ctx, hashToken(token))
+	t, err := s.Store.TriggerByToken(ctx, apikey.Hash(token))
 	if errors.Is(err, store.ErrNotFound) {
 		return status(http.StatusNotFound), nil
 	}
@@ -103,13 +98,13 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 	if !json.Valid(d.Body) {
 		payload, _ = json.Marshal(body)
 	}
-	ids, err := s.Store.FireTrigger(ctx, t, digest, eventTriggerFire, func() ([]byte, error) {
+	ids, err := s.Store.FireTrigger(ctx, t, digest, webhook.EventTriggerFired, func() ([]byte, error) {
 		var user *string
 		if t.UserID != "" {
 			u := t.UserID
 			user = &u
 		}
-		return json.Marshal(webhook.Event{Type: eventTriggerFire, ID: "evt_" + store.NewID(), Timestamp: s.Now().UTC(),
+		return json.Marshal(webhook.Event{Type: webhook.EventTriggerFired, ID: "evt_" + store.NewID(), Timestamp: s.Now().UTC(),
 			Data: webhook.EventData{TriggerID: t.ID, ConnectionID: t.ConnectionID, ConnectorID: t.ConnectorID, UserID: user,
 				Event: t.Event, Payload: payload}})
 	})

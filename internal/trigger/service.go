@@ -19,8 +19,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/secret"
@@ -44,7 +44,6 @@ type Options struct {
 	Store    *store.Store
 	Keyring  *secret.Keyring
 	Catalog  *catalog.Catalog
-	Accounts *account.Service
 	Executor *execute.Executor
 	Logger   *slog.Logger
 	// BaseURL is {base_url}; ingress URLs are BaseURL/api/triggers/<token>.
@@ -136,7 +135,7 @@ func (s *Service) Create(ctx context.Context, projectID string, r CreateRequest)
 		return Created{}, err
 	}
 	t := store.Trigger{ID: store.NewID(), ProjectID: projectID, ConnectionID: conn.ID, ConnectorID: conn.ConnectorID, Event: def.ID,
-		TokenHash: hashToken(token), Config: config, UserID: conn.UserID}
+		TokenHash: apikey.Hash(token), Config: config, UserID: conn.UserID}
 	ingressURL := s.BaseURL + "/api/triggers/" + token
 
 	if r.Secret != nil {

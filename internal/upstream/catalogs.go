@@ -33,9 +33,6 @@ func NewCatalogs(base *catalog.Catalog, st *store.Store) *Catalogs {
 	return &Catalogs{base: base, store: st, cache: map[string]cachedCatalog{}}
 }
 
-// Base returns the built-in catalog.
-func (c *Catalogs) Base() *catalog.Catalog { return c.base }
-
 // For returns a project's catalog. The version comes from ctx (read with
 // the API key) or, without one, from the database.
 func (c *Catalogs) For(ctx context.Context, projectID string) (*catalog.Catalog, error) {

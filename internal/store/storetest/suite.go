@@ -109,7 +109,7 @@ func testAPIKeyLifecycle(t *testing.T, open Opener) {
 	if _, err := s.CreateAPIKey(ctx, otherKey); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.ProjectIDForKey(ctx, apikey.Hash(key))
+	got, err := keyProject(ctx, s, apikey.Hash(key))
 	if err != nil || got != p.ID {
 		t.Fatalf("lookup: %q, %v", got, err)
 	}
@@ -122,7 +122,7 @@ func testAPIKeyLifecycle(t *testing.T, open Opener) {
 	if err != nil || revoked.RevokedAt == nil || !revoked.RevokedAt.Equal(clock.Now()) {
 		t.Fatalf("revoke: %+v, %v", revoked, err)
 	}
-	if _, err := s.ProjectIDForKey(ctx, apikey.Hash(key)); !errors.Is(err, store.ErrNotFound) {
+	if _, err := keyProject(ctx, s, apikey.Hash(key)); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("revoked key still resolves: %v", err)
 	}
 	clock.Advance(time.Minute)
@@ -133,7 +133,7 @@ func testAPIKeyLifecycle(t *testing.T, open Opener) {
 	if _, err := s.RevokeAPIKey(ctx, "no-such-key"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("revoke unknown: %v", err)
 	}
-	if _, err := s.ProjectIDForKey(ctx, apikey.Hash("sb_unknown")); !errors.Is(err, store.ErrNotFound) {
+	if _, err := keyProject(ctx, s, apikey.Hash("sb_unknown")); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown key: %v", err)
 	}
 }
@@ -151,11 +151,11 @@ func testAPIKeyExpiry(t *testing.T, open Opener) {
 		t.Fatalf("create: %+v, %v", k, err)
 	}
 	clock.Advance(time.Hour - time.Millisecond)
-	if _, err := s.ProjectIDForKey(ctx, apikey.Hash(key)); err != nil {
+	if _, err := keyProject(ctx, s, apikey.Hash(key)); err != nil {
 		t.Fatalf("key before expiry: %v", err)
 	}
 	clock.Advance(time.Millisecond)
-	if _, err := s.ProjectIDForKey(ctx, apikey.Hash(key)); !errors.Is(err, store.ErrNotFound) {
+	if _, err := keyProject(ctx, s, apikey.Hash(key)); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("key at expiry: %v", err)
 	}
 }
@@ -189,7 +189,7 @@ func testBootstrapOnce(t *testing.T, open Opener) {
 	if err != nil || !created || p.Name != "default" || k.ProjectID != p.ID {
 		t.Fatalf("first bootstrap: %+v %+v %v %v", p, k, created, err)
 	}
-	if got, err := s.ProjectIDForKey(ctx, apikey.Hash(key)); err != nil || got != p.ID {
+	if got, err := keyProject(ctx, s, apikey.Hash(key)); err != nil || got != p.ID {
 		t.Fatalf("bootstrap key: %q, %v", got, err)
 	}
 	_, nk2 := newKey(t, "")
@@ -283,4 +283,10 @@ func testToolVersionCache(t *testing.T, open Opener) {
 	if off, _ := s.ToolDisabled(after, p.ID, "github_create_issue"); !off {
 		t.Fatal("ToolDisabled missed the switch")
 	}
+}
+
+// keyProject is the project id of a key hash.
+func keyProject(ctx context.Context, s *store.Store, hash string) (string, error) {
+	kp, err := s.ProjectForKey(ctx, hash)
+	return kp.ID, err
 }
