@@ -12,6 +12,22 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 )
 
+// openAIKeywords and openAIFormats are what OpenAI's structured outputs
+// documentation lists for strict mode, written out here rather than taken
+// from strict.go, so that a wrong entry there fails this check.
+var (
+	openAIKeywords = map[string]bool{
+		"type": true, "properties": true, "required": true, "additionalProperties": true, "items": true,
+		"enum": true, "const": true, "anyOf": true, "$ref": true, "$defs": true, "description": true,
+		"pattern": true, "format": true, "minimum": true, "maximum": true, "exclusiveMinimum": true,
+		"exclusiveMaximum": true, "multipleOf": true, "minItems": true, "maxItems": true,
+	}
+	openAIFormats = map[string]bool{
+		"date-time": true, "time": true, "date": true, "duration": true, "email": true,
+		"hostname": true, "ipv4": true, "ipv6": true, "uuid": true,
+	}
+)
+
 // checkStrict reports every way a schema breaks OpenAI's strict-mode rules:
 // the root is an object; every object has additionalProperties false and
 // lists every property in required; only supported keywords and formats;
@@ -30,11 +46,11 @@ func checkStrict(doc map[string]any) []string {
 			return
 		}
 		for k := range s {
-			if !strictKeywords[k] {
+			if !openAIKeywords[k] {
 				problems = append(problems, fmt.Sprintf("%s: keyword %q is not supported", at, k))
 			}
 		}
-		if f, ok := s["format"].(string); ok && !strictFormats[f] {
+		if f, ok := s["format"].(string); ok && !openAIFormats[f] {
 			problems = append(problems, fmt.Sprintf("%s: format %q is not supported", at, f))
 		}
 		if ref, ok := s["$ref"].(string); ok {
