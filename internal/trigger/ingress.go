@@ -87,7 +87,7 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 	case err != nil:
 		return status(http.StatusUnauthorized), nil
 	}
-	body := decode(d)
+	body, isJSON := decode(d)
 	if a, ok := handshake(def, body, string(plain)); ok {
 		return a, nil
 	}
@@ -95,7 +95,7 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 		return status(http.StatusOK), nil // acknowledged, not this trigger's event
 	}
 	payload := json.RawMessage(d.Body)
-	if !json.Valid(d.Body) {
+	if !isJSON {
 		payload, _ = json.Marshal(body)
 	}
 	ids, err := s.Store.FireTrigger(ctx, t, digest, webhook.EventTriggerFired, func() ([]byte, error) {
@@ -120,21 +120,22 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 	return status(http.StatusOK), nil
 }
 
-// decode reads a delivery body: JSON, or a form (Twilio) as an object of strings.
-func decode(d Delivery) any {
+// decode reads a delivery body: JSON (isJSON), or a form (Twilio) as an
+// object of strings.
+func decode(d Delivery) (body any, isJSON bool) {
 	var v any
 	if json.Unmarshal(d.Body, &v) == nil {
-		return v
+		return v, true
 	}
 	form, err := url.ParseQuery(string(d.Body))
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	out := map[string]any{}
 	for k, vs := range form {
 		out[k] = vs[0]
 	}
-	return out
+	return out, false
 }
 
 // handshake answers the URL-verification requests providers send when a
