@@ -74,6 +74,12 @@ func loadKeyring(cfg *config.Config, log *slog.Logger) (*secret.Keyring, error) 
 	return ring, nil
 }
 
+// stderrLogger is for admin commands whose warnings (a new secret key file
+// to back up) must reach the operator without mixing into their output.
+func (p *Program) stderrLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(p.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
 // describeStore names the database for a log line without its password.
 func describeStore(st *store.Store, cfg *config.Config) string {
 	if st.Dialect() == store.SQLite {
