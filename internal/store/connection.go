@@ -273,9 +273,8 @@ func (s *Store) SetConnectionStatus(ctx context.Context, id string, revision int
 
 // SetDefaultConnection makes an account its user's default for its connector.
 func (s *Store) SetDefaultConnection(ctx context.Context, projectID, id string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		c, err := scanConnection(tx.QueryRowContext(ctx,
-			`SELECT `+connectionColumns+` FROM connections WHERE project_id = $1 AND id = $2`, projectID, id))
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		c, err := connectionInTx(ctx, tx, projectID, id)
 		if err != nil {
 			return err
 		}
@@ -287,14 +286,14 @@ func (s *Store) SetDefaultConnection(ctx context.Context, projectID, id string) 
 		_, err = tx.ExecContext(ctx, `UPDATE connections SET is_default = $1 WHERE id = $2`, true, id)
 		return err
 	})
+	return wrapConnErr("set default connection", err)
 }
 
 // DeleteConnection removes an account and its credential. When it was the
 // default, the user's next oldest account of the connector becomes default.
 func (s *Store) DeleteConnection(ctx context.Context, projectID, id string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		c, err := scanConnection(tx.QueryRowContext(ctx,
-			`SELECT `+connectionColumns+` FROM connections WHERE project_id = $1 AND id = $2`, projectID, id))
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		c, err := connectionInTx(ctx, tx, projectID, id)
 		if err != nil {
 			return err
 		}
@@ -311,6 +310,22 @@ func (s *Store) DeleteConnection(ctx context.Context, projectID, id string) erro
 			true, projectID, c.ConnectorID, c.UserID)
 		return err
 	})
+	return wrapConnErr("delete connection", err)
+}
+
+// connectionInTx reads one of a project's accounts inside a transaction.
+func connectionInTx(ctx context.Context, tx *sql.Tx, projectID, id string) (Connection, error) {
+	return scanConnection(tx.QueryRowContext(ctx,
+		`SELECT `+connectionColumns+` FROM connections WHERE project_id = $1 AND id = $2`, projectID, id))
+}
+
+// wrapConnErr names the operation of a database error; ErrNotFound stays
+// as it is for callers that test for it.
+func wrapConnErr(op string, err error) error {
+	if err == nil || errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return fmt.Errorf("store: %s: %w", op, err)
 }
 
 // TouchConnections records when accounts were last used, in one
