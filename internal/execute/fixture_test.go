@@ -48,6 +48,8 @@ type fakeProvider struct {
 	nextAccess    atomic.Int64
 	validAccess   sync.Map // access token -> true
 	revokedTokens sync.Map // refresh token -> true
+	redirects     sync.Map // name -> Location, for …/redirect/{status}/{name}
+	nextRedirect  atomic.Int64
 }
 
 func newFakeProvider(t *testing.T) *fakeProvider {
@@ -135,6 +137,13 @@ func (f *fakeProvider) serve(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(status)
 			_, _ = io.WriteString(w, `{"message":"failure `+code+`","detail":"`+strings.Repeat("x", 3000)+`"}`)
 		}
+	case strings.Contains(r.URL.Path, "/redirect/"):
+		// …/redirect/{status}/{name} redirects to the target set for name.
+		_, rest, _ := strings.Cut(r.URL.Path, "/redirect/")
+		status, name, _ := strings.Cut(rest, "/")
+		target, _ := f.redirects.Load(name)
+		w.Header().Set("Location", target.(string))
+		w.WriteHeader(atoi(status))
 	case r.URL.Path == "/api/graphql":
 		if strings.Contains(string(body), `"id":"missing"`) {
 			_, _ = io.WriteString(w, `{"data":null,"errors":[{"message":"not found"}]}`)

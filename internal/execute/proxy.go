@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"mime"
 	"net/url"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 )
 
 // ProxyCall is one raw request to a connector's API (POST /v1/tools/proxy).
@@ -80,6 +82,14 @@ func (e *Executor) Proxy(ctx context.Context, c ProxyCall) (any, error) {
 			out.Header.Set("Content-Type", "application/json")
 		}
 	}
+	// A redirect is followed only while it stays under the base URL, as the
+	// endpoint itself must: the credential is on every same-origin hop.
+	ctx = netguard.WithRedirectCheck(ctx, func(u *url.URL) error {
+		if !underBase(base, u) {
+			return errRedirectOffBase
+		}
+		return nil
+	})
 	resp, err := e.send(ctx, out, conn, cred, con)
 	if err != nil {
 		if ae, ok := apierr.As(err); ok && ae.Code == apierr.ExecutionError && ae.Upstream != nil {
@@ -139,10 +149,21 @@ func ProxyURL(base *url.URL, endpoint string) (*url.URL, error) {
 	}
 	// Belt and braces: the result must still be on the base's scheme, host
 	// and port, under its path.
-	if u.Scheme != base.Scheme || u.Host != base.Host || !strings.HasPrefix(u.Path, strings.TrimRight(base.Path, "/")+"/") {
+	if !underBase(base, &u) {
 		return nil, forbidden
 	}
 	return &u, nil
+}
+
+// errRedirectOffBase stops a proxy request the provider redirected outside
+// the connector's API base URL.
+var errRedirectOffBase = errors.New("redirect outside the API base URL")
+
+// underBase reports whether u is on base's scheme, host and port, under
+// its path.
+func underBase(base, u *url.URL) bool {
+	return u.Scheme == base.Scheme && strings.EqualFold(u.Host, base.Host) && u.User == nil &&
+		strings.HasPrefix(u.Path, strings.TrimRight(base.Path, "/")+"/")
 }
 
 // proxyBody returns a provider body as the proxy answers it.

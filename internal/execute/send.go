@@ -100,8 +100,19 @@ func (e *Executor) sendOnce(ctx context.Context, out *outgoing, conn store.Conne
 
 // transportError maps a failure to reach the provider.
 func transportError(err error, connector string) error {
-	if errors.Is(err, netguard.ErrForbiddenAddress) {
+	switch {
+	case errors.Is(err, netguard.ErrForbiddenAddress):
 		return apierr.New(apierr.ForbiddenEndpoint, "the %s address resolves to a private or local network, which Switchboard does not reach", connector)
+	case errors.Is(err, errRedirectOffBase):
+		return apierr.New(apierr.ForbiddenEndpoint, "%s redirected the request outside its API base URL; Switchboard does not follow it with the account's credential", connector)
+	case errors.Is(err, netguard.ErrRedirectBody):
+		return &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{},
+			Message: connector + " redirected the request to another host; Switchboard does not resend a request body there"}
+	case errors.Is(err, netguard.ErrRedirectDowngrade):
+		return &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{},
+			Message: connector + " redirected the request from https to plain http; Switchboard does not follow it"}
+	case errors.Is(err, netguard.ErrTooManyRedirects):
+		return &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: connector + " redirected the request more than 5 times"}
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {

@@ -117,21 +117,7 @@ func New(o Options) *Guard {
 	if timeout == 0 {
 		timeout = 30 * time.Second
 	}
-	g.client = &http.Client{
-		Transport: g.transport,
-		Timeout:   timeout,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return errors.New("netguard: stopped after 5 redirects")
-			}
-			// A redirect must not downgrade to plain HTTP or carry credentials elsewhere;
-			// http.Client already drops Authorization on a host change.
-			if req.URL.Scheme != "https" && via[0].URL.Scheme == "https" {
-				return errors.New("netguard: refused a redirect from https to http")
-			}
-			return nil
-		},
-	}
+	g.client = &http.Client{Transport: g.transport, Timeout: timeout, CheckRedirect: CheckRedirect}
 	return g
 }
 
