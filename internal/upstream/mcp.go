@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 )
 
@@ -26,13 +27,28 @@ type MCPOptions struct {
 	DataClass string
 }
 
-// headerTransport adds fixed headers to every request of an MCP client.
+// headerTransport adds fixed headers (the operator's static headers, the
+// user's token) to the requests of an MCP client, and refuses any request
+// to an origin other than the server's: neither a redirect nor an HTTP+SSE
+// endpoint event may send the credential, or the user's tool arguments,
+// anywhere else. Redirects follow netguard's rules (no https to http), and
+// every hop is dialled through the guarded transport.
 type headerTransport struct {
+	origin  *url.URL
 	headers map[string]string
 	next    http.RoundTripper
 }
 
+// errOtherOrigin refuses a request an MCP server sent elsewhere.
+var errOtherOrigin = errors.New("the MCP server sent the client to another origin, which Switchboard does not follow")
+
 func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !netguard.SameOrigin(r.URL, h.origin) {
+		if r.Body != nil {
+			_ = r.Body.Close()
+		}
+		return nil, errOtherOrigin
+	}
 	r = r.Clone(r.Context())
 	for k, v := range h.headers {
 		r.Header.Set(k, v)
@@ -54,7 +70,12 @@ func Describe(err error) string {
 // (guarded) client and the given headers, over Streamable HTTP or, when
 // transport is catalog.TransportSSE, the older HTTP+SSE transport.
 func Connect(ctx context.Context, client *http.Client, serverURL, transport string, headers map[string]string) (*mcp.ClientSession, error) {
-	hc := &http.Client{Transport: headerTransport{headers: headers, next: client.Transport}, Timeout: client.Timeout}
+	origin, err := url.Parse(serverURL)
+	if err != nil {
+		return nil, errors.New("the MCP server URL is not a valid URL")
+	}
+	hc := &http.Client{Transport: headerTransport{origin: origin, headers: headers, next: client.Transport},
+		Timeout: client.Timeout, CheckRedirect: client.CheckRedirect}
 	c := mcp.NewClient(&mcp.Implementation{Name: "switchboard", Version: "1.0.0"}, nil)
 	if transport == catalog.TransportSSE {
 		return c.Connect(ctx, &mcp.SSEClientTransport{Endpoint: serverURL, HTTPClient: hc}, nil)
