@@ -104,7 +104,9 @@ func TestMCPClient_SameOriginCarriesHeaders(t *testing.T) {
 	srv.AddTool(&mcp.Tool{Name: "ping", InputSchema: json.RawMessage(`{"type":"object"}`)}, noop)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	var mux http.ServeMux
-	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/mcp", http.StatusPermanentRedirect) })
+	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/mcp", http.StatusPermanentRedirect)
+	})
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Api-Key") != "operator-static-secret" || !strings.HasSuffix(r.Header.Get("Authorization"), "user-token-secret") {
 			w.WriteHeader(http.StatusUnauthorized)
