@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -247,6 +248,48 @@ func TestSession_PolicyToolsAndAccounts(t *testing.T) {
 	}
 	if r := call("switchboard_disconnect_account", `{"connector":"delta","account":"default-2"}`); r["error"].(map[string]any)["code"] != "invalid_arguments" {
 		t.Fatalf("disconnect twice: %v", r)
+	}
+}
+
+func TestSession_ReadOnlyProxySendsOnlyGET(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var methods []string
+	provider := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		methods = append(methods, r.Method)
+		mu.Unlock()
+		fakeDelta(w, r)
+	}))
+	t.Cleanup(provider.Close)
+	f := setupWith(t, storeOpen, testCatalog(t), provider)
+	if st, _, raw := f.json("POST", "/v1/connections", fmt.Sprintf(`{"connectorId":"delta","userId":"u1","credential":{"type":"api_key","apiKey":"k","host":%q}}`, f.providerHost)); st != 200 {
+		t.Fatal(raw)
+	}
+	_, m, _ := f.json("POST", "/v1/sessions", `{"userId":"u1","connectors":["delta"],"policy":{"readOnly":true,"allowProxy":true}}`)
+	id := dataOf(m)["id"].(string)
+	_, tl, _ := f.json("GET", "/v1/sessions/"+id+"/tools", "")
+	for _, tool := range dataOf(tl)["tools"].([]any) {
+		tm := tool.(map[string]any)
+		if tm["name"] != "switchboard_proxy" {
+			continue
+		}
+		enum := tm["inputSchema"].(map[string]any)["properties"].(map[string]any)["method"].(map[string]any)["enum"].([]any)
+		if len(enum) != 1 || enum[0] != "GET" {
+			t.Fatalf("a read-only session's proxy tool offers %v", enum)
+		}
+	}
+	for _, method := range []string{"DELETE", "POST", "PUT", "PATCH"} {
+		_, r, raw := f.json("POST", "/v1/sessions/"+id+"/tools/switchboard_proxy",
+			`{"arguments":{"connector":"delta","endpoint":"/tasks/4","method":"`+method+`","body":{"x":1}}}`)
+		if e, _ := r["error"].(map[string]any); e == nil || e["code"] != "read_only" {
+			t.Fatalf("%s through a read-only session's proxy: %s", method, raw)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(methods) != 0 {
+		t.Fatalf("the provider received %v from a read-only session", methods)
 	}
 }
 

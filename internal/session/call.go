@@ -139,6 +139,12 @@ func (s *Service) callMeta(ctx context.Context, ss *Session, sc *Scope, name str
 		if a.Endpoint == "" {
 			return invalidArgs(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"endpoint"}, Message: "give a path relative to the API base URL"}), nil
 		}
+		if !slices.Contains(execute.ProxyMethods, method) {
+			return invalidArgs(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"method"}, Message: "must be one of GET, POST, PUT, PATCH, DELETE"}), nil
+		}
+		if ss.Spec.Policy.ReadOnly && method != "GET" {
+			return refuse("read_only", "this session is read-only; %s sends only GET requests", MetaProxy), nil
+		}
 		pref := account
 		if pref == "" {
 			pref = ss.Spec.Accounts[connector]

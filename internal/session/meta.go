@@ -71,16 +71,25 @@ var metaDisconnect = metaTool{
 	destructive: true,
 }
 
-var metaProxy = metaTool{
-	name: MetaProxy,
-	description: "Send a raw HTTP request to an application's API with the user's credential, for what no action covers. " +
-		"The endpoint is a path relative to the application's API base URL.",
-	schema: json.RawMessage(`{"type":"object","properties":{"connector":{"type":"string","description":"The application's connector id."},` +
-		`"endpoint":{"type":"string","description":"Path relative to the API base URL, e.g. /repos/octo/hello/labels."},` +
-		`"method":{"type":"string","enum":["GET","POST","PUT","PATCH","DELETE"],"description":"HTTP method (default GET)."},` +
-		`"query":{"type":"object","description":"Query parameters."},"body":{"description":"JSON request body."},` +
-		`"account":{"type":"string","description":"Which of the user's accounts to use."}},"required":["connector","endpoint"],"additionalProperties":false}`),
-	destructive: true,
+var metaProxy = proxyTool([]string{"GET", "POST", "PUT", "PATCH", "DELETE"}, "HTTP method (default GET).")
+
+// metaProxyReadOnly is the proxy of a read-only session: GET only.
+var metaProxyReadOnly = proxyTool([]string{"GET"}, "HTTP method: this session is read-only, so only GET.")
+
+func proxyTool(methods []string, methodHelp string) metaTool {
+	enum, _ := json.Marshal(methods)
+	return metaTool{
+		name: MetaProxy,
+		description: "Send a raw HTTP request to an application's API with the user's credential, for what no action covers. " +
+			"The endpoint is a path relative to the application's API base URL.",
+		schema: json.RawMessage(`{"type":"object","properties":{"connector":{"type":"string","description":"The application's connector id."},` +
+			`"endpoint":{"type":"string","description":"Path relative to the API base URL, e.g. /repos/octo/hello/labels."},` +
+			`"method":{"type":"string","enum":` + string(enum) + `,"description":"` + methodHelp + `"},` +
+			`"query":{"type":"object","description":"Query parameters."},"body":{"description":"JSON request body."},` +
+			`"account":{"type":"string","description":"Which of the user's accounts to use."}},"required":["connector","endpoint"],"additionalProperties":false}`),
+		readOnly:    len(methods) == 1,
+		destructive: len(methods) > 1,
+	}
 }
 
 // metaTools returns the meta tools a policy allows, in listing order.
@@ -89,7 +98,10 @@ func metaTools(p Policy) []metaTool {
 	if p.AllowDisconnect {
 		out = append(out, metaDisconnect)
 	}
-	if p.AllowProxy {
+	switch {
+	case p.AllowProxy && p.ReadOnly:
+		out = append(out, metaProxyReadOnly)
+	case p.AllowProxy:
 		out = append(out, metaProxy)
 	}
 	return out
