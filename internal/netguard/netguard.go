@@ -44,29 +44,35 @@ type Guard struct {
 
 // blocked are the networks no outbound request may reach unless allowed.
 var blocked = mustPrefixes(
-	"0.0.0.0/8",       // "this" network
-	"10.0.0.0/8",      // private
-	"100.64.0.0/10",   // carrier-grade NAT
-	"127.0.0.0/8",     // loopback
-	"169.254.0.0/16",  // link-local, including 169.254.169.254 cloud metadata
-	"172.16.0.0/12",   // private
-	"192.0.0.0/24",    // IETF protocol assignments
-	"192.0.2.0/24",    // documentation
-	"192.168.0.0/16",  // private
-	"198.18.0.0/15",   // benchmarking
-	"198.51.100.0/24", // documentation
-	"203.0.113.0/24",  // documentation
-	"224.0.0.0/4",     // multicast
-	"240.0.0.0/4",     // reserved, broadcast
-	"::/128",          // unspecified
-	"::1/128",         // loopback
-	"64:ff9b::/96",    // NAT64 (embeds IPv4, possibly private)
-	"64:ff9b:1::/48",  // local-use NAT64
-	"100::/64",        // discard
-	"2001:db8::/32",   // documentation
-	"fc00::/7",        // unique local, including fd00:ec2::254 metadata
-	"fe80::/10",       // link-local
-	"ff00::/8",        // multicast
+	"0.0.0.0/8",        // "this" network
+	"10.0.0.0/8",       // private
+	"100.64.0.0/10",    // carrier-grade NAT
+	"127.0.0.0/8",      // loopback
+	"169.254.0.0/16",   // link-local, including 169.254.169.254 cloud metadata
+	"172.16.0.0/12",    // private
+	"192.0.0.0/24",     // IETF protocol assignments
+	"192.0.2.0/24",     // documentation
+	"192.168.0.0/16",   // private
+	"198.18.0.0/15",    // benchmarking
+	"198.51.100.0/24",  // documentation
+	"203.0.113.0/24",   // documentation
+	"224.0.0.0/4",      // multicast
+	"240.0.0.0/4",      // reserved, broadcast
+	"168.63.129.16/32", // Azure host agent (wire server), reachable from every VM
+	"192.88.99.0/24",   // 6to4 relay anycast
+	"::/96",            // IPv4-compatible (deprecated), including :: and ::1
+	"::ffff:0:0:0/96",  // IPv4-translated (SIIT)
+	"2002::/16",        // 6to4, embeds an IPv4 address
+	"2001::/32",        // Teredo, embeds an IPv4 address
+	"fec0::/10",        // site-local (deprecated)
+	"64:ff9b::/96",     // NAT64 (embeds IPv4, possibly private)
+	"64:ff9b:1::/48",   // local-use NAT64
+	"100::/64",         // discard
+	"2001:db8::/32",    // documentation
+	"3fff::/20",        // documentation (RFC 9637)
+	"fc00::/7",         // unique local, including fd00:ec2::254 metadata
+	"fe80::/10",        // link-local
+	"ff00::/8",         // multicast
 )
 
 func mustPrefixes(ss ...string) []netip.Prefix {
@@ -151,6 +157,12 @@ func (g *Guard) Allowed(addr netip.Addr) bool {
 		addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() || addr.IsMulticast() || addr.IsInterfaceLocalMulticast() {
 		return false
 	}
+	// IPv6 beyond the IPv4-mapped form (unmapped above) is reachable only
+	// in global unicast space, 2000::/3: the rest is reserved, local, or
+	// embeds an IPv4 address the dialer would not see.
+	if addr.Is6() && !globalUnicast6.Contains(addr) {
+		return false
+	}
 	for _, p := range blocked {
 		if p.Contains(addr) {
 			return false
@@ -158,3 +170,5 @@ func (g *Guard) Allowed(addr netip.Addr) bool {
 	}
 	return true
 }
+
+var globalUnicast6 = netip.MustParsePrefix("2000::/3")
