@@ -47,6 +47,22 @@ var ssrfCorpus = []string{
 	"%2f%2fevil.example",
 	"//127.0.0.1:22/",
 	"/:8443/x",
+	// Dot segments in the eyes of servers that drop ";parameters", decode
+	// after routing, or fold Unicode compatibility forms.
+	"/..;/admin",
+	"/items/..;/..;/admin",
+	"/items/..;jsessionid=1/admin",
+	"/items/.;/x",
+	"/items/..%3b/admin",
+	"/．．/admin",
+	"/items/．．/．．/admin",
+	"/%EF%BC%8E%EF%BC%8E/admin",
+	"/items/‥/admin",
+	"/items/﹒﹒/admin",
+	"/items/.../admin",
+	"/items／..／admin",
+	"/items＼..＼admin",
+	"/%c0%ae%c0%ae/admin",
 }
 
 func TestProxyURL_RefusesEveryEscape(t *testing.T) {
@@ -71,6 +87,8 @@ func TestProxyURL_RefusesEveryEscape(t *testing.T) {
 		"/search?q=x&page=2":    "https://api.acme.test/v2/search?q=x&page=2",
 		"/files/a%20b":          "https://api.acme.test/v2/files/a%20b",
 		"/guilds/1/members/@me": "https://api.acme.test/v2/guilds/1/members/@me",
+		"/files/a.b..c/x;v=1":   "https://api.acme.test/v2/files/a.b..c/x;v=1",
+		"/files/caf%C3%A9/.env": "https://api.acme.test/v2/files/caf%C3%A9/.env",
 	} {
 		u, err := ProxyURL(base, ep)
 		if err != nil || u.String() != want {
