@@ -399,7 +399,7 @@ func newStack(pgURL string, conc int) (*stack, error) {
 	log := slog.New(slog.DiscardHandler)
 	accounts := account.NewService(st, ring, cat)
 	guard := netguard.New(netguard.Options{AllowLoopback: true, TLSConfig: tlsConf})
-	exec := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Client: guard.Client(), Keyring: ring, Logger: log})
+	exec := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Guard: guard, Keyring: ring, Logger: log})
 	s.cleanup = append(s.cleanup, func() { exec.Close(context.Background()) })
 	links := connect.NewService(st, cat, "http://localhost", nil)
 	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: exec, Links: links, BaseURL: "http://localhost"})

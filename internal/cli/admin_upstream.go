@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/netip"
 	"os"
 	"sort"
 	"strings"
@@ -38,7 +37,7 @@ func (p *Program) adminOpenAPIImport(ctx context.Context, args []string) error {
 	if *projectID == "" || *id == "" || len(pos) != 1 {
 		return usagef("usage: switchboard admin openapi import --project ID --id my_api FILE_OR_URL [--base-url …] [--name …] [--category …]")
 	}
-	data, err := readDocument(ctx, pos[0], a.cfg.OutboundAllowPrefixes)
+	data, err := readDocument(ctx, pos[0], netguard.New(netguard.Options{Allow: a.cfg.OutboundAllowances}).Connector(*id))
 	if err != nil {
 		return err
 	}
@@ -79,8 +78,9 @@ func (p *Program) adminOpenAPIImport(ctx context.Context, args []string) error {
 	return nil
 }
 
-// readDocument reads a file, or fetches an https URL through netguard.
-func readDocument(ctx context.Context, src string, allow []netip.Prefix) ([]byte, error) {
+// readDocument reads a file, or fetches a URL in the imported connector's
+// outbound scope.
+func readDocument(ctx context.Context, src string, scope *netguard.Scope) ([]byte, error) {
 	if !strings.HasPrefix(src, "https://") && !strings.HasPrefix(src, "http://") {
 		return os.ReadFile(src)
 	}
@@ -90,7 +90,7 @@ func readDocument(ctx context.Context, src string, allow []netip.Prefix) ([]byte
 	if err != nil {
 		return nil, err
 	}
-	resp, err := netguard.New(netguard.Options{Allow: allow}).Client().Do(req)
+	resp, err := scope.Client().Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("fetch %s: %w", src, err)
 	}
@@ -253,7 +253,7 @@ func (p *Program) adminMCPServer(ctx context.Context, verb string, args []string
 			return err
 		}
 	}
-	client := netguard.New(netguard.Options{Allow: a.cfg.OutboundAllowPrefixes}).Client()
+	client := netguard.New(netguard.Options{Allow: a.cfg.OutboundAllowances}).MCPServer(*id).Client()
 	con, err := upstream.DiscoverMCP(ctx, client, *serverURL, headers, upstream.MCPOptions{ID: *id, Name: *name,
 		Description: *description, Category: *category, DataClass: *dataClass})
 	if err != nil {

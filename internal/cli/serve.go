@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -65,8 +67,13 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 	log.Info("catalog loaded", "connectors", len(cat.Connectors()), "tools", len(cat.Tools()))
 
 	accounts := account.NewService(st, ring, cat)
-	guard := netguard.New(netguard.Options{Allow: cfg.OutboundAllowPrefixes})
-	executor := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Client: guard.Client(), Keyring: ring, Logger: log})
+	allow := cfg.OutboundAllowances
+	if cfg.WebhooksAllowHTTPLoopback {
+		// Development only: deliveries may go to http://localhost receivers.
+		allow.Webhooks = append(slices.Clip(allow.Webhooks), netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128"))
+	}
+	guard := netguard.New(netguard.Options{Allow: allow})
+	executor := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Guard: guard, Keyring: ring, Logger: log})
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	runDone := make(chan struct{})
 	go func() {
@@ -78,12 +85,7 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 		<-runDone
 	}()
 
-	webhookClient := guard.Client()
-	if cfg.WebhooksAllowHTTPLoopback {
-		// Development only: deliveries may go to http://localhost receivers.
-		webhookClient = netguard.New(netguard.Options{Allow: cfg.OutboundAllowPrefixes, AllowLoopback: true}).Client()
-	}
-	worker := webhook.NewWorker(st, ring, webhookClient, log, nil)
+	worker := webhook.NewWorker(st, ring, guard.Webhooks().Client(), log, nil)
 	workerDone := make(chan struct{})
 	go func() {
 		worker.Run(runCtx)
@@ -94,7 +96,7 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 		janitor(runCtx, st, log)
 		close(janitorDone)
 	}()
-	refresher := &upstream.Refresher{Store: st, Keyring: ring, Client: guard.Client(), Logger: log}
+	refresher := &upstream.Refresher{Store: st, Keyring: ring, Guard: guard, Logger: log}
 	refreshDone := make(chan struct{})
 	go func() {
 		refresher.Run(runCtx, 15*time.Minute)

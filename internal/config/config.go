@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -48,11 +47,11 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// MaxBodyBytes bounds a /v1 request body.
 	MaxBodyBytes int64
-	// OutboundAllow lists private networks outbound requests may reach
-	// (comma-separated CIDRs); empty allows none.
+	// OutboundAllow opens private networks to chosen purposes
+	// (PURPOSE=CIDR entries, comma-separated); empty opens none.
 	OutboundAllow string
-	// OutboundAllowPrefixes is OutboundAllow parsed by Resolve.
-	OutboundAllowPrefixes []netip.Prefix
+	// OutboundAllowances is OutboundAllow parsed by Resolve.
+	OutboundAllowances netguard.Allowances
 	// WebhooksAllowHTTPLoopback lets webhook endpoints be plain http on
 	// loopback, for development.
 	WebhooksAllowHTTPLoopback bool
@@ -83,7 +82,7 @@ var options = []option{
 	{"secret-key-file", "SWITCHBOARD_SECRET_KEY_FILE", "./data/secret.key", "key file, created with mode 0600 on first start when no keys are given", func(c *raw) *string { return &c.SecretKeyFile }},
 	{"log-level", "SWITCHBOARD_LOG_LEVEL", "info", "debug, info, warn or error", func(c *raw) *string { return &c.LogLevel }},
 	{"log-format", "SWITCHBOARD_LOG_FORMAT", "auto", "auto (JSON unless the log goes to a terminal), json or text", func(c *raw) *string { return &c.LogFormat }},
-	{"outbound-allow", "SWITCHBOARD_OUTBOUND_ALLOW", "", "private networks (CIDRs, comma-separated) that provider calls may reach; none by default", func(c *raw) *string { return &c.OutboundAllow }},
+	{"outbound-allow", "SWITCHBOARD_OUTBOUND_ALLOW", "", "private networks opened to one purpose each: PURPOSE=CIDR entries, comma-separated, PURPOSE one of connector:ID, connectors, mcp, webhooks; none by default", func(c *raw) *string { return &c.OutboundAllow }},
 	{"webhooks-allow-http-loopback", "SWITCHBOARD_WEBHOOKS_ALLOW_HTTP_LOOPBACK", "false", "allow http:// webhook endpoints on loopback (development only)", func(c *raw) *string { return &c.webhooksHTTP }},
 	{"shutdown-timeout", "SWITCHBOARD_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGINT/SIGTERM", func(c *raw) *string { return &c.shutdown }},
 	{"max-body-bytes", "SWITCHBOARD_MAX_BODY_BYTES", "1048576", "largest accepted request body in bytes", func(c *raw) *string { return &c.maxBody }},
@@ -193,10 +192,10 @@ func (c *Config) Resolve(extra []string) error {
 	} else if c.SecretKeyFile == "" {
 		problems = append(problems, "give either secret keys or a secret key file")
 	}
-	if allow, err := netguard.ParseAllow(c.OutboundAllow); err != nil {
+	if allow, err := netguard.ParseAllowances(c.OutboundAllow); err != nil {
 		problems = append(problems, "outbound allow: "+strings.TrimPrefix(err.Error(), "netguard: "))
 	} else {
-		c.OutboundAllowPrefixes = allow
+		c.OutboundAllowances = allow
 	}
 	if _, err := c.Level(); err != nil {
 		problems = append(problems, err.Error())

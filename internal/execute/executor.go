@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
@@ -34,8 +35,9 @@ type Options struct {
 	Store    *store.Store
 	Accounts *account.Service
 	Catalog  *catalog.Catalog
-	// Client is the shared, guarded outbound client (netguard).
-	Client *http.Client
+	// Guard holds the guarded outbound clients: a connector's calls go
+	// through its scope (netguard).
+	Guard *netguard.Guard
 	// Keyring opens the sealed static headers of a project's MCP servers.
 	Keyring *secret.Keyring
 	Logger  *slog.Logger
@@ -47,7 +49,7 @@ type Executor struct {
 	store    *store.Store
 	accounts *account.Service
 	catalog  *catalog.Catalog
-	client   *http.Client
+	guard    *netguard.Guard
 	keyring  *secret.Keyring
 	log      *slog.Logger
 	now      func() time.Time
@@ -58,6 +60,8 @@ type Executor struct {
 	used     *usage
 	handlers map[string]Handler
 	mcp      mcpSessions
+	// client, in tests, replaces the guard's clients for every call.
+	client *http.Client
 	// beforeLease, in tests, runs between reading an account that needs a
 	// refresh and taking its refresh lease (where another replica's refresh
 	// may land).
@@ -69,7 +73,7 @@ func New(o Options) *Executor {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	e := &Executor{
-		store: o.Store, accounts: o.Accounts, catalog: o.Catalog, client: o.Client, keyring: o.Keyring, log: o.Logger, now: o.Now,
+		store: o.Store, accounts: o.Accounts, catalog: o.Catalog, guard: o.Guard, keyring: o.Keyring, log: o.Logger, now: o.Now,
 		owner: hex.EncodeToString(b[:]), handlers: builtinHandlers(),
 	}
 	if e.now == nil {
@@ -80,6 +84,15 @@ func New(o Options) *Executor {
 	}
 	e.used = newUsage(o.Store, e.log)
 	return e
+}
+
+// clientFor returns the client of a connector's provider calls, in the
+// connector's outbound scope.
+func (e *Executor) clientFor(connectorID string) *http.Client {
+	if e.client != nil {
+		return e.client
+	}
+	return e.guard.Connector(connectorID).Client()
 }
 
 // Call is one tool execution.

@@ -273,7 +273,7 @@ func TestExecute_ParallelCallsOnExpiredTokenRefreshOnce(t *testing.T) {
 	e.fake.refreshDelay = 100 * time.Millisecond
 	e.oauthAccount(t, "expired", -time.Hour)
 	// Two executors over one database stand for two replicas.
-	other := New(Options{Store: e.store, Accounts: e.accounts, Catalog: e.cat, Client: e.exec.client, Now: e.clock.Now})
+	other := New(Options{Store: e.store, Accounts: e.accounts, Catalog: e.cat, Guard: e.exec.guard, Now: e.clock.Now})
 	var wg sync.WaitGroup
 	errs := make(chan error, 50)
 	for i := range 50 {

@@ -194,7 +194,7 @@ func newEnv(t *testing.T, cat *catalog.Catalog) *env {
 	pool := x509.NewCertPool()
 	pool.AddCert(fake.srv.Certificate())
 	guard := netguard.New(netguard.Options{AllowLoopback: true, Timeout: 2 * time.Second, TLSConfig: &tls.Config{RootCAs: pool}})
-	ex := New(Options{Store: st, Accounts: accounts, Catalog: cat, Client: guard.Client(), Now: clock.Now})
+	ex := New(Options{Store: st, Accounts: accounts, Catalog: cat, Guard: guard, Now: clock.Now})
 	p, err := st.CreateProject(context.Background(), "p")
 	if err != nil {
 		t.Fatal(err)
@@ -259,6 +259,3 @@ func revokeAll(f *fakeProvider) http.Handler {
 		w.WriteHeader(401)
 	})
 }
-
-// newGuardClient is the production guard: no loopback.
-func newGuardClient() *http.Client { return netguard.New(netguard.Options{}).Client() }

@@ -101,7 +101,7 @@ func (e *Executor) mcpSession(ctx context.Context, projectID string, conn store.
 			headers["Authorization"] = "Bearer " + cred.AccessToken
 		}
 	}
-	cs, err = upstream.Connect(ctx, e.client, con.API.BaseURL, con.API.Transport, headers)
+	cs, err = upstream.Connect(ctx, e.guard.MCPServer(con.ID).Client(), con.API.BaseURL, con.API.Transport, headers)
 	if err != nil {
 		return nil, false, nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "could not reach MCP server " + con.ID}
 	}

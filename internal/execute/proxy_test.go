@@ -3,11 +3,13 @@ package execute
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
@@ -156,11 +158,43 @@ func TestProxy_PrivateAddressRefusedAfterResolution(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
 	// Without the loopback opt-in, a host field pointing at 127.0.0.1 is refused by netguard.
-	e.exec.client = newGuardClient()
+	e.exec.guard = netguard.New(netguard.Options{})
 	e.connect("u1", map[string]any{"type": "api_key", "apiKey": "k"})
 	_, err := e.exec.Proxy(context.Background(), ProxyCall{ProjectID: e.project.ID, ConnectorID: "acme", UserID: "u1", Endpoint: "/x", Method: "GET"})
 	wantCode(t, err, apierr.ForbiddenEndpoint, 403)
 	if len(e.fake.requests) != 0 {
 		t.Fatal("the request reached the private address")
+	}
+}
+
+// TestExecute_PrivateNetworkOpenedToOneConnectorOnly opens loopback to the
+// acme connector by name and checks that acme's calls reach it while the
+// same network opened to another purpose does not let them through.
+func TestExecute_PrivateNetworkOpenedToOneConnectorOnly(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	tlsConfig := e.exec.guard.Client().Transport.(*http.Transport).TLSClientConfig
+	e.connect("u1", map[string]any{"type": "api_key", "apiKey": "k"})
+	for _, c := range []struct {
+		allow string
+		ok    bool
+	}{
+		{"connector:acme=127.0.0.0/8", true},
+		{"connectors=127.0.0.0/8", true},
+		{"connector:other=127.0.0.0/8", false},
+		{"webhooks=127.0.0.0/8,mcp=127.0.0.0/8", false},
+	} {
+		allow, err := netguard.ParseAllowances(c.allow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.exec.guard = netguard.New(netguard.Options{Allow: allow, TLSConfig: tlsConfig})
+		_, err = e.run("acme_get_item", `{"id":"1"}`)
+		if c.ok && err != nil {
+			t.Errorf("%s: %v", c.allow, err)
+		}
+		if !c.ok {
+			wantCode(t, err, apierr.ForbiddenEndpoint, 403)
+		}
 	}
 }

@@ -83,7 +83,7 @@ func (e *Executor) sendOnce(ctx context.Context, out *outgoing, conn store.Conne
 	if err != nil {
 		return nil, cred, err
 	}
-	resp, err := e.client.Do(req)
+	resp, err := e.clientFor(con.ID).Do(req)
 	if err != nil {
 		return nil, used, transportError(err, con.ID)
 	}

@@ -119,7 +119,7 @@ func setupBase(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provid
 	ring, _ := secret.NewKeyring(secret.Key{ID: "k1", Material: material})
 	accounts := account.NewService(st, ring, cat)
 	guard := netguard.New(netguard.Options{AllowLoopback: true, TLSConfig: &tls.Config{RootCAs: pool}})
-	exec := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Client: guard.Client(), Keyring: ring, Logger: log, Now: clock.Now})
+	exec := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Guard: guard, Keyring: ring, Logger: log, Now: clock.Now})
 	links := connect.NewService(st, cat, web, clock.Now)
 	worker := webhook.NewWorker(st, ring, netguard.New(netguard.Options{AllowLoopback: true}).Client(), log, clock.Now)
 	webhooks := webhook.NewService(st, ring, true, worker.Notify)

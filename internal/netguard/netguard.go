@@ -1,8 +1,11 @@
-// Package netguard is Switchboard's one outbound HTTP client: a shared,
-// tuned transport whose dialer refuses private, loopback, link-local and
-// cloud-metadata addresses after DNS resolution. The check sits in the
-// dialer's Control hook, so it sees the address actually connected to:
-// every connection, every redirect hop, and no DNS-rebinding gap.
+// Package netguard is Switchboard's outbound HTTP: tuned transports whose
+// dialer refuses private, loopback, link-local and cloud-metadata
+// addresses after DNS resolution. The check sits in the dialer's Control
+// hook, so it sees the address actually connected to: every connection,
+// every redirect hop, and no DNS-rebinding gap. An operator may open a
+// private network to one purpose only (a named connector, every
+// connector, MCP servers, webhooks); each purpose is a Scope with its own
+// client.
 package netguard
 
 import (
@@ -12,7 +15,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -23,10 +25,11 @@ var ErrForbiddenAddress = errors.New("netguard: destination address is not allow
 
 // Options configure a Guard.
 type Options struct {
-	// Allow lists networks that are reachable although private, for
-	// development or an on-premises provider (SWITCHBOARD_OUTBOUND_ALLOW).
-	Allow []netip.Prefix
-	// AllowLoopback lets tests reach httptest servers on 127.0.0.1 and ::1.
+	// Allow opens private networks to chosen purposes only, for development
+	// or an on-premises provider (SWITCHBOARD_OUTBOUND_ALLOW).
+	Allow Allowances
+	// AllowLoopback lets tests reach httptest servers on 127.0.0.1 and ::1,
+	// for every purpose.
 	AllowLoopback bool
 	// Timeout bounds a whole request; 0 means 30 seconds.
 	Timeout time.Duration
@@ -34,13 +37,161 @@ type Options struct {
 	TLSConfig *tls.Config
 }
 
-// Guard owns the shared transport and client.
+// Guard owns the outbound scopes: one shared transport for the public
+// internet, and one more for each distinct set of private networks the
+// operator opened to a purpose. A connection pooled for one purpose never
+// serves another, so purposes with different reach never share one.
 type Guard struct {
-	allow         []netip.Prefix
-	allowLoopback bool
-	transport     *http.Transport
-	client        *http.Client
+	public     *Scope
+	connectors *Scope
+	mcp        *Scope
+	webhooks   *Scope
+	// connector and mcpServer are the scopes of connectors named in the
+	// allowances, for provider calls and for MCP servers.
+	connector map[string]*Scope
+	mcpServer map[string]*Scope
 }
+
+// Scope is the outbound reach of one purpose: the public internet plus the
+// private networks opened to that purpose, and the client that keeps to it.
+type Scope struct {
+	allow    []netip.Prefix
+	loopback bool
+	client   *http.Client
+}
+
+// New returns a Guard with its transports.
+func New(o Options) *Guard {
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	scope := func(allow ...[]netip.Prefix) *Scope {
+		s := &Scope{loopback: o.AllowLoopback}
+		for _, a := range allow {
+			s.allow = append(s.allow, a...)
+		}
+		s.client = &http.Client{Transport: newTransport(s, o.TLSConfig), Timeout: timeout, CheckRedirect: CheckRedirect}
+		return s
+	}
+	g := &Guard{public: scope()}
+	// A purpose with nothing opened shares the public scope and transport.
+	pick := func(allow ...[]netip.Prefix) *Scope {
+		for _, a := range allow {
+			if len(a) > 0 {
+				return scope(allow...)
+			}
+		}
+		return g.public
+	}
+	a := o.Allow
+	g.connectors, g.mcp, g.webhooks = pick(a.Connectors), pick(a.MCP), pick(a.Webhooks)
+	g.connector = make(map[string]*Scope, len(a.Connector))
+	g.mcpServer = make(map[string]*Scope, len(a.Connector))
+	for id, nets := range a.Connector {
+		g.connector[id] = pick(a.Connectors, nets)
+		g.mcpServer[id] = pick(a.MCP, nets)
+	}
+	return g
+}
+
+func newTransport(s *Scope, tlsConfig *tls.Config) *http.Transport {
+	dialer := &net.Dialer{
+		Timeout:   10 * time.Second,
+		KeepAlive: 30 * time.Second,
+		Control:   s.control,
+	}
+	return &http.Transport{
+		Proxy:                 nil, // an environment proxy would bypass the address check
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          512,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 30 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		TLSClientConfig:       tlsConfig,
+	}
+}
+
+// Client returns the client for the public internet only, shared by every
+// purpose the operator opened nothing to.
+func (g *Guard) Client() *http.Client { return g.public.client }
+
+// Allowed reports whether an address is reachable on the public scope.
+func (g *Guard) Allowed(addr netip.Addr) bool { return g.public.Allowed(addr) }
+
+// Connector is the scope of a provider connector's calls (tools, proxy,
+// OAuth token requests), built-in or imported.
+func (g *Guard) Connector(id string) *Scope {
+	if s, ok := g.connector[id]; ok {
+		return s
+	}
+	return g.connectors
+}
+
+// MCPServer is the scope of a project's MCP server connector.
+func (g *Guard) MCPServer(id string) *Scope {
+	if s, ok := g.mcpServer[id]; ok {
+		return s
+	}
+	return g.mcp
+}
+
+// Webhooks is the scope of webhook deliveries.
+func (g *Guard) Webhooks() *Scope { return g.webhooks }
+
+// Client returns the scope's client.
+func (s *Scope) Client() *http.Client { return s.client }
+
+// control runs after DNS resolution, on the address about to be dialled.
+func (s *Scope) control(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrForbiddenAddress, address)
+	}
+	if !s.Allowed(ap.Addr()) {
+		return fmt.Errorf("%w: %s", ErrForbiddenAddress, ap.Addr())
+	}
+	return nil
+}
+
+// Allowed reports whether an address may be reached in this scope.
+func (s *Scope) Allowed(addr netip.Addr) bool {
+	addr = addr.Unmap()
+	for _, p := range s.allow {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	if addr.IsLoopback() && s.loopback {
+		return true
+	}
+	return public(addr)
+}
+
+// public reports whether an address is on the public internet.
+func public(addr netip.Addr) bool {
+	if !addr.IsValid() || addr.IsUnspecified() || addr.IsLoopback() || addr.IsPrivate() ||
+		addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() || addr.IsMulticast() || addr.IsInterfaceLocalMulticast() {
+		return false
+	}
+	// IPv6 beyond the IPv4-mapped form (unmapped by the caller) is
+	// reachable only in global unicast space, 2000::/3: the rest is
+	// reserved, local, or embeds an IPv4 address the dialer would not see.
+	if addr.Is6() && !globalUnicast6.Contains(addr) {
+		return false
+	}
+	for _, p := range blocked {
+		if p.Contains(addr) {
+			return false
+		}
+	}
+	return true
+}
+
+var globalUnicast6 = netip.MustParsePrefix("2000::/3")
 
 // blocked are the networks no outbound request may reach unless allowed.
 var blocked = mustPrefixes(
@@ -82,93 +233,3 @@ func mustPrefixes(ss ...string) []netip.Prefix {
 	}
 	return out
 }
-
-// ParseAllow reads a comma-separated list of CIDRs.
-func ParseAllow(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, part := range strings.Split(s, ",") {
-		if part = strings.TrimSpace(part); part == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(part)
-		if err != nil {
-			return nil, fmt.Errorf("netguard: %q is not a CIDR such as 10.1.0.0/16", part)
-		}
-		out = append(out, p.Masked())
-	}
-	return out, nil
-}
-
-// New returns a Guard with its shared transport.
-func New(o Options) *Guard {
-	g := &Guard{allow: o.Allow, allowLoopback: o.AllowLoopback}
-	dialer := &net.Dialer{
-		Timeout:   10 * time.Second,
-		KeepAlive: 30 * time.Second,
-		Control:   g.control,
-	}
-	g.transport = &http.Transport{
-		Proxy:                 nil, // an environment proxy would bypass the address check
-		DialContext:           dialer.DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          512,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: 30 * time.Second,
-		ExpectContinueTimeout: time.Second,
-		TLSClientConfig:       o.TLSConfig,
-	}
-	timeout := o.Timeout
-	if timeout == 0 {
-		timeout = 30 * time.Second
-	}
-	g.client = &http.Client{Transport: g.transport, Timeout: timeout, CheckRedirect: CheckRedirect}
-	return g
-}
-
-// Client returns the shared client. Every outbound request goes through it.
-func (g *Guard) Client() *http.Client { return g.client }
-
-// control runs after DNS resolution, on the address about to be dialled.
-func (g *Guard) control(network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrForbiddenAddress, address)
-	}
-	if !g.Allowed(ap.Addr()) {
-		return fmt.Errorf("%w: %s", ErrForbiddenAddress, ap.Addr())
-	}
-	return nil
-}
-
-// Allowed reports whether an address may be reached.
-func (g *Guard) Allowed(addr netip.Addr) bool {
-	addr = addr.Unmap()
-	for _, p := range g.allow {
-		if p.Contains(addr) {
-			return true
-		}
-	}
-	if addr.IsLoopback() && g.allowLoopback {
-		return true
-	}
-	if !addr.IsValid() || addr.IsUnspecified() || addr.IsLoopback() || addr.IsPrivate() ||
-		addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() || addr.IsMulticast() || addr.IsInterfaceLocalMulticast() {
-		return false
-	}
-	// IPv6 beyond the IPv4-mapped form (unmapped above) is reachable only
-	// in global unicast space, 2000::/3: the rest is reserved, local, or
-	// embeds an IPv4 address the dialer would not see.
-	if addr.Is6() && !globalUnicast6.Contains(addr) {
-		return false
-	}
-	for _, p := range blocked {
-		if p.Contains(addr) {
-			return false
-		}
-	}
-	return true
-}
-
-var globalUnicast6 = netip.MustParsePrefix("2000::/3")

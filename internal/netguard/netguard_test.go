@@ -32,21 +32,73 @@ func TestAllowed(t *testing.T) {
 	}
 }
 
-func TestAllowList_OpensChosenNetworksOnly(t *testing.T) {
+func TestAllowances_OpenChosenNetworksToTheirPurposeOnly(t *testing.T) {
 	t.Parallel()
-	allow, err := ParseAllow(" 10.1.0.0/16, fd12::/16 ")
+	a, err := ParseAllowances(" connector:gitlab=10.1.0.0/16, connectors=10.9.0.0/16, mcp=fd12::/16,webhooks=10.2.0.0/16 , connector:gitlab=10.3.0.5/32")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := New(Options{Allow: allow})
-	if !g.Allowed(netip.MustParseAddr("10.1.2.3")) || !g.Allowed(netip.MustParseAddr("fd12::5")) {
-		t.Fatal("allowed network refused")
+	g := New(Options{Allow: a})
+	for _, c := range []struct {
+		scope *Scope
+		name  string
+		open  []string
+		shut  []string
+	}{
+		{g.Connector("gitlab"), "connector gitlab", []string{"10.1.2.3", "10.3.0.5", "10.9.0.1"}, []string{"10.2.0.1", "fd12::5", "10.3.0.6", "127.0.0.1"}},
+		{g.Connector("jira"), "connector jira", []string{"10.9.0.1"}, []string{"10.1.2.3", "10.2.0.1", "fd12::5"}},
+		{g.MCPServer("gitlab"), "MCP server gitlab", []string{"10.1.2.3", "fd12::5"}, []string{"10.9.0.1", "10.2.0.1"}},
+		{g.MCPServer("crm"), "MCP server crm", []string{"fd12::5"}, []string{"10.1.2.3", "10.9.0.1", "10.2.0.1"}},
+		{g.Webhooks(), "webhooks", []string{"10.2.0.1"}, []string{"10.1.2.3", "10.9.0.1", "fd12::5"}},
+	} {
+		for _, addr := range c.open {
+			if !c.scope.Allowed(netip.MustParseAddr(addr)) {
+				t.Errorf("%s: %s refused", c.name, addr)
+			}
+		}
+		for _, addr := range append(c.shut, "169.254.169.254") {
+			if c.scope.Allowed(netip.MustParseAddr(addr)) {
+				t.Errorf("%s: %s reached", c.name, addr)
+			}
+		}
+		if !c.scope.Allowed(netip.MustParseAddr("8.8.8.8")) {
+			t.Errorf("%s: the public internet refused", c.name)
+		}
 	}
-	if g.Allowed(netip.MustParseAddr("10.2.0.1")) || g.Allowed(netip.MustParseAddr("127.0.0.1")) {
-		t.Fatal("network outside the allow list reached")
+	if g.Allowed(netip.MustParseAddr("10.1.2.3")) || g.Allowed(netip.MustParseAddr("10.9.0.1")) {
+		t.Fatal("the public scope reaches an opened network")
 	}
-	if _, err := ParseAllow("10.0.0.0"); err == nil {
-		t.Fatal("a bare address was accepted as a CIDR")
+	for _, bad := range []string{"10.0.0.0/8", "10.0.0.0", "connector:gitlab=10.0.0.0", "everything=10.0.0.0/8", "connector:Bad-Id=10.0.0.0/8", "connector:=10.0.0.0/8"} {
+		if _, err := ParseAllowances(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestScopes_DoNotSharePooledConnections reaches a loopback server through
+// the one scope it is opened to, then checks that the public scope is still
+// refused: a pooled connection must not carry one purpose's reach to another.
+func TestScopes_DoNotSharePooledConnections(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
+	defer srv.Close()
+	a, err := ParseAllowances("connector:onprem=127.0.0.1/32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(Options{Allow: a})
+	req, _ := http.NewRequest("GET", srv.URL, nil)
+	resp, err := g.Connector("onprem").Client().Do(req)
+	if err != nil {
+		t.Fatalf("the opened connector: %v", err)
+	}
+	resp.Body.Close()
+	for name, c := range map[string]*http.Client{"public": g.Client(), "other connector": g.Connector("cloud").Client(),
+		"webhooks": g.Webhooks().Client(), "MCP servers": g.MCPServer("crm").Client()} {
+		req, _ := http.NewRequest("GET", srv.URL, nil)
+		if _, err := c.Do(req); !errors.Is(err, ErrForbiddenAddress) {
+			t.Errorf("%s reached the connector's private address: %v", name, err)
+		}
 	}
 }
 
@@ -76,9 +128,9 @@ func TestClient_RedirectToForbiddenAddressRefused(t *testing.T) {
 		http.Redirect(w, r, "http://127.0.0.2:1/", http.StatusFound)
 	}))
 	defer redirector.Close()
-	g := New(Options{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	g := New(Options{Allow: Allowances{Connectors: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}})
 	req, _ := http.NewRequest("GET", redirector.URL, nil)
-	_, err := g.Client().Do(req)
+	_, err := g.Connector("any").Client().Do(req)
 	if !errors.Is(err, ErrForbiddenAddress) {
 		t.Fatalf("redirect to a forbidden address: %v", err)
 	}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net/http"
 	"reflect"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
@@ -17,8 +17,9 @@ import (
 type Refresher struct {
 	Store   *store.Store
 	Keyring *secret.Keyring
-	Client  *http.Client
-	Logger  *slog.Logger
+	// Guard gives each server the client of its outbound scope.
+	Guard  *netguard.Guard
+	Logger *slog.Logger
 }
 
 // RefreshAll re-discovers every MCP server and stores a changed tool list
@@ -35,7 +36,7 @@ func (r *Refresher) RefreshAll(ctx context.Context) (int, error) {
 			r.Logger.WarnContext(ctx, "cannot open an MCP server's headers", "connector", pc.ConnectorID, "project_id", pc.ProjectID)
 			continue
 		}
-		con, err := DiscoverMCP(ctx, r.Client, pc.Source, headers, OptionsOf(pc.ConnectorID, pc.Definition))
+		con, err := DiscoverMCP(ctx, r.Guard.MCPServer(pc.ConnectorID).Client(), pc.Source, headers, OptionsOf(pc.ConnectorID, pc.Definition))
 		if err != nil {
 			r.Logger.WarnContext(ctx, "MCP server refresh failed; its last tool list stays", "connector", pc.ConnectorID,
 				"project_id", pc.ProjectID, "error", Describe(err))

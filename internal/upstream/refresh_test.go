@@ -58,7 +58,8 @@ func TestRefreshAll_PicksUpChangedTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := netguard.New(netguard.Options{AllowLoopback: true, Timeout: 5 * time.Second}).Client()
+	guard := netguard.New(netguard.Options{AllowLoopback: true, Timeout: 5 * time.Second})
+	client := guard.Client()
 	headers := map[string]string{"X-Key": "k1"}
 	con, err := DiscoverMCP(ctx, client, ts.URL, headers, MCPOptions{ID: "notes", Name: "Notes"})
 	if err != nil {
@@ -73,7 +74,7 @@ func TestRefreshAll_PicksUpChangedTools(t *testing.T) {
 	if err := st.PutProjectConnector(ctx, pc); err != nil {
 		t.Fatal(err)
 	}
-	r := &Refresher{Store: st, Keyring: ring, Client: client, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	r := &Refresher{Store: st, Keyring: ring, Guard: guard, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 
 	if n, err := r.RefreshAll(ctx); err != nil || n != 0 {
 		t.Fatalf("unchanged server: RefreshAll = %d, %v; want 0, nil", n, err)
