@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -195,5 +196,43 @@ func connectionScenario(t *testing.T, f *fixture) {
 		if strings.Contains(all, s) {
 			t.Errorf("secret %q appears in a response or log line", s)
 		}
+	}
+}
+
+// TestConnectionCreate_ParallelUnnamed_AllSucceed: 50 parallel creates of a
+// user's first accounts, none named, on both databases: every one is stored
+// under its own next free name (PostgreSQL once answered most with 409).
+func TestConnectionCreate_ParallelUnnamed_AllSucceed(t *testing.T) {
+	t.Parallel()
+	for name, open := range map[string]storetest.Opener{"sqlite": storetest.OpenSQLite, "postgres": storetest.OpenPostgres} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if name == "postgres" {
+				storetest.PostgresURL(t)
+			}
+			f := setupOn(t, open)
+			body := fmt.Sprintf(`{"connectorId":"delta","userId":"u1","credential":{"type":"api_key","apiKey":"delta-secret-key","host":%q}}`, f.providerHost)
+			const n = 50
+			var wg sync.WaitGroup
+			answers := make([]response, n)
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					answers[i] = f.do(f.h, "POST", "/v1/connections", "Bearer "+f.key, body)
+				}()
+			}
+			wg.Wait()
+			names := map[string]bool{}
+			for _, r := range answers {
+				if r.status != 200 {
+					t.Fatalf("create: %d %s", r.status, r.body)
+				}
+				names[dataOf(decodeMap(r.body))["name"].(string)] = true
+			}
+			if len(names) != n || !names["default"] || !names[fmt.Sprintf("default-%d", n)] {
+				t.Fatalf("names: %v", names)
+			}
+		})
 	}
 }

@@ -18,7 +18,9 @@ import (
 // that is not a JSON object is read as {}, so required fields then fail
 // validation. Each field is decoded on its own, so every field of the wrong
 // type is reported, not only the first; keys match tags exactly. Keys no
-// field names are ignored. A body over the server's limit is an issue too.
+// field names are ignored. A body over the server's limit is an issue too,
+// and so is a string anywhere in a field's value that is not valid UTF-8 or
+// holds a NUL character (text.go says why).
 func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, dst any) apierr.Issues {
 	var issues apierr.Issues
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
@@ -31,13 +33,15 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, dst any) api
 	if err != nil || json.Unmarshal(body, &raw) != nil {
 		raw = nil
 	}
-	decodeFields(raw, dst, &issues)
+	decodeFields(raw, dst, bodyMayHoldBadText(body), &issues)
 	return issues
 }
 
 // decodeFields decodes each raw value into the field of dst whose json tag
-// names it, recording a type issue for each value that does not fit.
-func decodeFields(raw map[string]json.RawMessage, dst any, issues *apierr.Issues) {
+// names it, recording a type issue for each value that does not fit. With
+// checkText, a value holding a string that is not valid text is an issue
+// and leaves its field unset.
+func decodeFields(raw map[string]json.RawMessage, dst any, checkText bool, issues *apierr.Issues) {
 	if len(raw) == 0 {
 		return
 	}
@@ -46,6 +50,12 @@ func decodeFields(raw map[string]json.RawMessage, dst any, issues *apierr.Issues
 		msg, ok := raw[f.name]
 		if !ok {
 			continue
+		}
+		if checkText {
+			if p, inKey, bad := findBadText(msg); bad {
+				badTextIssue(issues, append([]any{f.name}, p...), inKey)
+				continue
+			}
 		}
 		fv := v.Field(f.index)
 		if err := json.Unmarshal(msg, fv.Addr().Interface()); err != nil {

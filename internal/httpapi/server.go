@@ -99,11 +99,40 @@ func New(o Options) *Server {
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // route registers h on mux under pattern, recording the pattern for the
-// access log (which never logs raw paths: some carry tokens).
+// access log (which never logs raw paths: some carry tokens). A path or
+// query value that is not valid text is answered before h runs (text.go).
 func (s *Server) route(mux *http.ServeMux, pattern string, h handlerFunc) {
+	s.routeWith(mux, pattern, h, func(w http.ResponseWriter, r *http.Request, e *apierr.Error) { s.fail(w, r, e) })
+}
+
+// routeMCP registers an MCP route, whose callers read JSON-RPC errors.
+func (s *Server) routeMCP(mux *http.ServeMux, pattern string, h handlerFunc) {
+	s.routeWith(mux, pattern, h, func(w http.ResponseWriter, r *http.Request, e *apierr.Error) {
+		code := -32602 // invalid params
+		if e.HTTPStatus() == http.StatusNotFound {
+			code = -32001
+		}
+		writeJSONRPCError(w, r, e.HTTPStatus(), code, e.Message)
+	})
+}
+
+// routeBare registers a route whose answers carry no body (trigger ingress).
+func (s *Server) routeBare(mux *http.ServeMux, pattern string, h handlerFunc) {
+	s.routeWith(mux, pattern, h, func(w http.ResponseWriter, _ *http.Request, e *apierr.Error) {
+		w.WriteHeader(e.HTTPStatus())
+	})
+}
+
+// routeWith registers h, answering text that is not valid with badText.
+func (s *Server) routeWith(mux *http.ServeMux, pattern string, h handlerFunc, badText func(http.ResponseWriter, *http.Request, *apierr.Error)) {
+	params := pathParams(pattern)
 	mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if info := infoFrom(r.Context()); info != nil {
 			info.route = r.Pattern
+		}
+		if e := checkRequestText(r, params); e != nil {
+			badText(w, r, e)
+			return
 		}
 		if err := h(w, r); err != nil {
 			s.fail(w, r, err)
@@ -132,8 +161,8 @@ func (s *Server) Handler() http.Handler {
 // of the slug's project; every other path answers 404.
 func (s *Server) MCPHandler() http.Handler {
 	inner := http.NewServeMux()
-	s.route(inner, "POST /{slug}/{userId}", s.handleEndpointMCP)
-	s.route(inner, "POST /{slug}", s.handleEndpointMCP)
+	s.routeMCP(inner, "POST /{slug}/{userId}", s.handleEndpointMCP)
+	s.routeMCP(inner, "POST /{slug}", s.handleEndpointMCP)
 	mux := http.NewServeMux()
 	mux.Handle("POST /{slug}/{userId}", s.requireAPIKey(inner))
 	mux.Handle("POST /{slug}", s.requireAPIKey(inner))

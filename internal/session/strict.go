@@ -43,13 +43,13 @@ func StrictSchema(raw json.RawMessage) (json.RawMessage, error) {
 		// A tool without parameters: strict mode still wants a closed object.
 		out = map[string]any{"type": "object", "properties": map[string]any{}, "required": []string{}, "additionalProperties": false}
 	} else {
-		out = strictNode(doc, true)
+		out = strictNode(doc, defs, true)
 	}
 	if len(defs) > 0 {
 		converted := map[string]any{}
 		for name, d := range defs {
 			if m, ok := d.(map[string]any); ok {
-				converted[name] = strictNode(m, true)
+				converted[name] = strictNode(m, defs, true)
 			}
 		}
 		out["$defs"] = converted
@@ -60,9 +60,10 @@ func StrictSchema(raw json.RawMessage) (json.RawMessage, error) {
 	return json.Marshal(out)
 }
 
-// strictNode converts one schema. required says whether the value must be
-// present (else it becomes nullable).
-func strictNode(s map[string]any, required bool) map[string]any {
+// strictNode converts one schema. defs are the document's $defs, which a
+// $ref must name; required says whether the value must be present (else it
+// becomes nullable).
+func strictNode(s map[string]any, defs map[string]any, required bool) map[string]any {
 	if all, ok := s["allOf"].([]any); ok && len(all) == 1 {
 		if inner, ok := all[0].(map[string]any); ok {
 			merged := map[string]any{}
@@ -82,6 +83,11 @@ func strictNode(s map[string]any, required bool) map[string]any {
 	desc, _ := s["description"].(string)
 
 	if ref, ok := s["$ref"].(string); ok {
+		// Strict mode resolves only references into $defs; any other
+		// (or one to a missing definition) leaves a value of unknown shape.
+		if name, into := strings.CutPrefix(ref, "#/$defs/"); !into || !isObject(defs[name]) {
+			return freeForm(desc, required)
+		}
 		out["$ref"] = ref
 		if desc != "" {
 			out["description"] = desc
@@ -109,8 +115,11 @@ func strictNode(s map[string]any, required bool) map[string]any {
 		var conv []any
 		for _, a := range alts {
 			if m, ok := a.(map[string]any); ok {
-				conv = append(conv, strictNode(m, true))
+				conv = append(conv, strictNode(m, defs, true))
 			}
+		}
+		if len(conv) == 0 {
+			return freeForm(desc, required)
 		}
 		out["anyOf"] = conv
 		if desc != "" {
@@ -150,16 +159,18 @@ func strictNode(s map[string]any, required bool) map[string]any {
 				}
 			}
 		}
+		// A property whose schema is not an object is left out: strict
+		// mode must list every property it keeps as required.
 		names := make([]string, 0, len(props))
-		for n := range props {
-			names = append(names, n)
+		for n, p := range props {
+			if isObject(p) {
+				names = append(names, n)
+			}
 		}
 		sort.Strings(names)
 		conv := map[string]any{}
 		for _, n := range names {
-			if p, ok := props[n].(map[string]any); ok {
-				conv[n] = strictNode(p, req[n])
-			}
+			conv[n] = strictNode(props[n].(map[string]any), defs, req[n])
 		}
 		out["type"] = "object"
 		out["properties"] = conv
@@ -171,7 +182,7 @@ func strictNode(s map[string]any, required bool) map[string]any {
 			return freeForm(desc, required)
 		}
 		out["type"] = "array"
-		out["items"] = strictNode(items, true)
+		out["items"] = strictNode(items, defs, true)
 	case "string", "integer", "number", "boolean", "null":
 		out["type"] = typ
 	case nil:
@@ -186,7 +197,7 @@ func strictNode(s map[string]any, required bool) map[string]any {
 	for k, v := range s {
 		switch {
 		case k == "type" || k == "properties" || k == "required" || k == "additionalProperties" || k == "items" ||
-			k == "description" || k == "$defs" || k == "anyOf" || k == "oneOf" || k == "allOf":
+			k == "description" || k == "$defs" || k == "anyOf" || k == "oneOf" || k == "allOf" || k == "$ref":
 		case k == "format":
 			if f, _ := v.(string); strictFormats[f] {
 				out[k] = v
@@ -208,6 +219,12 @@ func strictNode(s map[string]any, required bool) map[string]any {
 		out["description"] = desc
 	}
 	return nullable(out, required)
+}
+
+// isObject reports whether a decoded JSON value is an object.
+func isObject(v any) bool {
+	_, ok := v.(map[string]any)
+	return ok
 }
 
 // onlyConstraints reports whether alternatives only constrain (required

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	builtin "github.com/switchboard-gw/switchboard/catalog"
@@ -53,10 +54,11 @@ func checkStrict(doc map[string]any) []string {
 		if f, ok := s["format"].(string); ok && !openAIFormats[f] {
 			problems = append(problems, fmt.Sprintf("%s: format %q is not supported", at, f))
 		}
-		if ref, ok := s["$ref"].(string); ok {
-			name := ref[len("#/$defs/"):]
-			if len(ref) <= len("#/$defs/") || ref[:len("#/$defs/")] != "#/$defs/" || defs[name] == nil {
-				problems = append(problems, at+": $ref "+ref+" does not point into $defs")
+		if ref, ok := s["$ref"]; ok {
+			r, _ := ref.(string)
+			name, into := strings.CutPrefix(r, "#/$defs/")
+			if !into || defs[name] == nil {
+				problems = append(problems, fmt.Sprintf("%s: $ref %v does not point into $defs", at, ref))
 			}
 		}
 		types := []any{s["type"]}
@@ -79,8 +81,13 @@ func checkStrict(doc map[string]any) []string {
 				walk(p, at+"."+n)
 			}
 			var req []string
-			for _, r := range s["required"].([]any) {
-				req = append(req, r.(string))
+			list, ok := s["required"].([]any)
+			if !ok {
+				problems = append(problems, at+": object without a required list")
+			}
+			for _, r := range list {
+				name, _ := r.(string)
+				req = append(req, name)
 			}
 			sort.Strings(names)
 			sort.Strings(req)
@@ -93,8 +100,12 @@ func checkStrict(doc map[string]any) []string {
 		} else if slices.Contains(types, any("array")) {
 			problems = append(problems, at+": array without items")
 		}
-		if alts, ok := s["anyOf"].([]any); ok {
-			for i, a := range alts {
+		if alts, ok := s["anyOf"]; ok {
+			list, _ := alts.([]any)
+			if len(list) == 0 {
+				problems = append(problems, at+": anyOf is not a list of schemas")
+			}
+			for i, a := range list {
 				walk(a, fmt.Sprintf("%s.anyOf[%d]", at, i))
 			}
 		}
@@ -172,6 +183,33 @@ func TestStrict_Conversion(t *testing.T) {
 	}
 }
 
+// TestStrict_OddSchemasStayStrict: what FuzzStrictSchema found. A $ref
+// outside $defs (or to a missing definition), a property whose schema is
+// not an object, and an anyOf without schemas once came out breaking strict
+// mode; they now become free-form values or are left out.
+func TestStrict_OddSchemasStayStrict(t *testing.T) {
+	t.Parallel()
+	doc := strictDoc(t, json.RawMessage(`{"type":"object","properties":{
+		"a":{"$ref":"#/$defs/x"},"b":{"$ref":"#/components/schemas/y"},"c":{"$ref":"#/$defs/gone"},
+		"d":1,"e":{"anyOf":[1,"x"]},"f":{"type":"string","$ref":7}},
+		"$defs":{"x":{"type":"string"},"gone":true}}`))
+	if p := checkStrict(doc); len(p) > 0 {
+		t.Fatalf("not strict: %v", p)
+	}
+	props := doc["properties"].(map[string]any)
+	if _, ok := props["d"]; ok {
+		t.Errorf("a property without a schema was kept: %v", props)
+	}
+	for _, name := range []string{"b", "c", "e"} {
+		if p := props[name].(map[string]any); !reflect.DeepEqual(p["type"], []any{"string", "null"}) {
+			t.Errorf("%s is not a free-form value: %v", name, p)
+		}
+	}
+	if a := props["a"].(map[string]any); a["anyOf"] == nil {
+		t.Errorf("a $ref into $defs was not kept: %v", a)
+	}
+}
+
 func TestNormalizeArgs_NullsAndJSONStrings(t *testing.T) {
 	t.Parallel()
 	var schema map[string]any
@@ -192,4 +230,45 @@ func TestNormalizeArgs_NullsAndJSONStrings(t *testing.T) {
 	if got["a"] != "keep" {
 		t.Errorf("a: %v", got["a"])
 	}
+}
+
+// FuzzStrictSchema converts any JSON document: StrictSchema must not panic,
+// and whatever it accepts must come out satisfying every strict-mode rule
+// that checkStrict knows.
+func FuzzStrictSchema(f *testing.F) {
+	cat, err := catalog.Load(builtin.FS)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i, tool := range cat.Tools() {
+		if i%25 == 0 {
+			f.Add([]byte(tool.InputSchema))
+		}
+	}
+	for _, m := range metaTools(Policy{AllowDisconnect: true, AllowProxy: true}) {
+		f.Add([]byte(m.schema))
+	}
+	for _, seed := range []string{
+		`{}`, `[]`, `null`, `{"type":"object"}`, `{"type":"object","properties":{}}`,
+		`{"type":"object","properties":{"a":1,"b":{"type":"string"}}}`,
+		`{"type":"object","properties":{"a":{"$ref":"#/$defs/x"},"b":{"$ref":"#/components/y"},"c":{"$ref":5}},"$defs":{"x":{"type":"string"},"z":true}}`,
+		`{"type":"object","properties":{"a":{"anyOf":[]},"b":{"oneOf":[1,2]},"c":{"allOf":[{"type":"integer","minimum":1}]}}}`,
+		`{"type":"object","properties":{"a":{"type":["null","object"],"properties":{"x":{"type":"array"}}},"b":{"enum":[1,"x"]},"c":{"const":null,"format":7}}}`,
+		`{"type":"object","properties":{"a":{"type":"string"}},"anyOf":[{"required":["a"]}],"required":["a","zz"]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, err := StrictSchema(in)
+		if err != nil {
+			return
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatalf("output is not a JSON object: %v\n%s", err, out)
+		}
+		if p := checkStrict(doc); len(p) > 0 {
+			t.Fatalf("input %s\nconverts to %s\nwhich breaks strict mode: %v", in, out, p)
+		}
+	})
 }

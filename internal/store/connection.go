@@ -84,51 +84,45 @@ type NewConnection struct {
 func (s *Store) CreateConnection(ctx context.Context, nc NewConnection) (Connection, error) {
 	var c Connection
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx,
-			`SELECT name, is_default FROM connections WHERE project_id = $1 AND connector_id = $2 AND user_id = $3`,
-			nc.ProjectID, nc.ConnectorID, nc.UserID)
-		if err != nil {
-			return err
-		}
-		taken := map[string]bool{}
-		hasDefault := false
-		for rows.Next() {
-			var name string
-			var def bool
-			if err := rows.Scan(&name, &def); err != nil {
-				rows.Close()
+		// Concurrent creates for one user on PostgreSQL read the same names
+		// and pick the same next one. The insert skips a row that breaks any
+		// unique rule (having waited for the competing transaction to
+		// commit) instead of failing the transaction, so the loop can read
+		// again what is now taken and try the next free name, and whether
+		// a default exists. Every skip means another account was committed,
+		// so the loop ends; SQLite, with one writer, never skips.
+		for range maxCreateAttempts {
+			taken, hasDefault, err := connectionNames(ctx, tx, nc)
+			if err != nil {
 				return err
 			}
-			taken[name] = true
-			hasDefault = hasDefault || def
+			name := nc.Name
+			if name == "" {
+				name = nextFreeName(taken)
+			} else if taken[name] {
+				return ErrConflict
+			}
+			now := millis(s.now())
+			c = Connection{
+				ID: nc.ID, ProjectID: nc.ProjectID, ConnectorID: nc.ConnectorID, AuthConfigID: nc.AuthConfigID,
+				UserID: nc.UserID, Global: nc.Global, Name: name, Label: nc.Label, IsDefault: !nc.Global && !hasDefault,
+				Status: StatusActive, Scopes: nc.Scopes, Credential: nc.Credential, Revision: 1, CreatedAt: fromMillis(now),
+			}
+			if c.Scopes == nil {
+				c.Scopes = []string{}
+			}
+			res, err := tx.ExecContext(ctx, `INSERT INTO connections (`+connectionColumns+`, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT DO NOTHING`,
+				c.ID, c.ProjectID, c.ConnectorID, c.AuthConfigID, c.UserID, c.Global, c.Name, nullString(c.Label),
+				c.IsDefault, c.Status, strings.Join(c.Scopes, " "), c.Credential, c.Revision, nil, now, now)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 1 {
+				return err
+			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		name := nc.Name
-		if name == "" {
-			name = nextFreeName(taken)
-		} else if taken[name] {
-			return ErrConflict
-		}
-		now := millis(s.now())
-		c = Connection{
-			ID: nc.ID, ProjectID: nc.ProjectID, ConnectorID: nc.ConnectorID, AuthConfigID: nc.AuthConfigID,
-			UserID: nc.UserID, Global: nc.Global, Name: name, Label: nc.Label, IsDefault: !nc.Global && !hasDefault,
-			Status: StatusActive, Scopes: nc.Scopes, Credential: nc.Credential, Revision: 1, CreatedAt: fromMillis(now),
-		}
-		if c.Scopes == nil {
-			c.Scopes = []string{}
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO connections (`+connectionColumns+`, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-			c.ID, c.ProjectID, c.ConnectorID, c.AuthConfigID, c.UserID, c.Global, c.Name, nullString(c.Label),
-			c.IsDefault, c.Status, strings.Join(c.Scopes, " "), c.Credential, c.Revision, nil, now, now)
-		if isUniqueViolation(err) {
-			return ErrConflict
-		}
-		return err
+		return fmt.Errorf("no free name for connection %s after %d attempts", nc.ID, maxCreateAttempts)
 	})
 	if err != nil {
 		if errors.Is(err, ErrConflict) {
@@ -137,6 +131,34 @@ func (s *Store) CreateConnection(ctx context.Context, nc NewConnection) (Connect
 		return Connection{}, fmt.Errorf("store: create connection: %w", err)
 	}
 	return c, nil
+}
+
+// maxCreateAttempts bounds CreateConnection's retries: far more accounts
+// than one user can create at the same instant.
+const maxCreateAttempts = 100
+
+// connectionNames reads, in tx, the names a user already has for the
+// connector of nc and whether one of those accounts is the default.
+func connectionNames(ctx context.Context, tx *sql.Tx, nc NewConnection) (map[string]bool, bool, error) {
+	rows, err := tx.QueryContext(ctx,
+		`SELECT name, is_default FROM connections WHERE project_id = $1 AND connector_id = $2 AND user_id = $3`,
+		nc.ProjectID, nc.ConnectorID, nc.UserID)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	taken := map[string]bool{}
+	hasDefault := false
+	for rows.Next() {
+		var name string
+		var def bool
+		if err := rows.Scan(&name, &def); err != nil {
+			return nil, false, err
+		}
+		taken[name] = true
+		hasDefault = hasDefault || def
+	}
+	return taken, hasDefault, rows.Err()
 }
 
 func nextFreeName(taken map[string]bool) string {

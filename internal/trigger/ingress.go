@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -95,7 +96,10 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 		return status(http.StatusOK), nil // acknowledged, not this trigger's event
 	}
 	payload := json.RawMessage(d.Body)
-	if !isJSON {
+	if !isJSON || !utf8.Valid(d.Body) {
+		// A form is sent on as JSON; so is a JSON body with invalid UTF-8,
+		// re-encoded from its decoded form (invalid bytes become U+FFFD),
+		// because PostgreSQL cannot store it as text.
 		payload, _ = json.Marshal(body)
 	}
 	ids, err := s.Store.FireTrigger(ctx, t, digest, webhook.EventTriggerFired, func() ([]byte, error) {

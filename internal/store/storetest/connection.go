@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 func connectionTests() map[string]func(*testing.T, Opener) {
 	return map[string]func(*testing.T, Opener){
 		"Connections_NamesDefaultsAndConflicts":   testConnectionNames,
+		"Connections_ParallelUnnamedCreates":      testConnectionParallelNames,
 		"Connections_DeletePromotesNextDefault":   testConnectionDelete,
 		"Connections_RotateAndRefresh":            testConnectionRotate,
 		"Connections_RefreshLeaseIsExclusive":     testRefreshLease,
@@ -97,6 +100,50 @@ func testConnectionNames(t *testing.T, open Opener) {
 	old, _ := f.s.GetConnection(ctx, f.project.ID, a.ID)
 	if !got.IsDefault || old.IsDefault {
 		t.Fatalf("set default: %v %v", got.IsDefault, old.IsDefault)
+	}
+}
+
+// testConnectionParallelNames: a user's first accounts created at once,
+// none named, all succeed with distinct next-free names and one default
+// (PostgreSQL once answered most of them with a false conflict).
+func testConnectionParallelNames(t *testing.T, open Opener) {
+	f := newConnFixture(t, open, nil)
+	const n = 50
+	var wg sync.WaitGroup
+	conns := make([]store.Connection, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conns[i], errs[i] = f.s.CreateConnection(context.Background(), store.NewConnection{
+				ID: store.NewID(), ProjectID: f.project.ID, ConnectorID: "github", AuthConfigID: f.config.ID,
+				UserID: "u1", Credential: []byte("sealed"),
+			})
+		}()
+	}
+	wg.Wait()
+	names := map[string]bool{}
+	defaults := 0
+	for i, c := range conns {
+		if errs[i] != nil {
+			t.Fatalf("create %d of %d: %v", i+1, n, errs[i])
+		}
+		names[c.Name] = true
+		if c.IsDefault {
+			defaults++
+		}
+	}
+	want := map[string]bool{"default": true}
+	for i := 2; i <= n; i++ {
+		want["default-"+strconv.Itoa(i)] = true
+	}
+	if !reflect.DeepEqual(names, want) || defaults != 1 {
+		t.Fatalf("names %v (%d defaults), want default to default-%d and one default", names, defaults, n)
+	}
+	list, err := f.s.ListConnections(context.Background(), f.project.ID, "u1")
+	if err != nil || len(list) != n {
+		t.Fatalf("stored %d accounts, want %d: %v", len(list), n, err)
 	}
 }
 
