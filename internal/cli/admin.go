@@ -19,8 +19,11 @@ import (
 
 // admin dispatches `switchboard admin <resource> <verb>`.
 func (p *Program) admin(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "rekey" {
+		return p.adminRekey(ctx, args[1:])
+	}
 	if len(args) < 2 {
-		return usagef("usage: switchboard admin project|key|tools|authconfig|global …; run switchboard help")
+		return usagef("usage: switchboard admin project|key|tools|authconfig|global|rekey …; run switchboard help")
 	}
 	switch args[0] + " " + args[1] {
 	case "project create":

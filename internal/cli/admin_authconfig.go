@@ -99,7 +99,7 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 		return err
 	}
 	defer st.Close()
-	ring, err := loadKeyring(a.cfg, p.stderrLogger())
+	ring, err := loadKeyring(ctx, a.cfg, st, p.stderrLogger())
 	if err != nil {
 		return err
 	}

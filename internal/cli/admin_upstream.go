@@ -222,7 +222,7 @@ func (p *Program) adminMCPServer(ctx context.Context, verb string, args []string
 		fmt.Fprintf(p.Stdout, "removed MCP server %s\n", *id)
 		return nil
 	}
-	ring, err := loadKeyring(a.cfg, p.stderrLogger())
+	ring, err := loadKeyring(ctx, a.cfg, st, p.stderrLogger())
 	if err != nil {
 		return err
 	}

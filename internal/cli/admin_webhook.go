@@ -25,7 +25,7 @@ func (p *Program) adminWebhook(ctx context.Context, verb string, args []string) 
 		return err
 	}
 	defer st.Close()
-	ring, err := loadKeyring(a.cfg, p.stderrLogger())
+	ring, err := loadKeyring(ctx, a.cfg, st, p.stderrLogger())
 	if err != nil {
 		return err
 	}

@@ -69,6 +69,7 @@ Usage:
   switchboard admin mcp-server add --project ID --id my_crm --url https://… [--name …] [--header 'X-Api-Key: …']
   switchboard admin mcp-server list|refresh|remove --project ID [--id …]
   switchboard admin connectors list --project ID | remove --project ID CONNECTOR_ID   (a project's own connectors)
+  switchboard admin rekey [--batch N]        reseal every stored secret under the primary key
   switchboard catalog export [--format catalog|spec-match]
   switchboard catalog check [--dir catalog] [--only IDS] [--shared ../shared]
   switchboard version

@@ -46,15 +46,15 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 	level, _ := cfg.Level()
 	log := logging.New(p.Stderr, cfg.LogFormat, level)
 
-	ring, err := loadKeyring(cfg, log)
-	if err != nil {
-		return err
-	}
 	st, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	ring, err := loadKeyring(ctx, cfg, st, log)
+	if err != nil {
+		return err
+	}
 	log.Info("storage ready", "database", describeStore(st, cfg), "secret_key", ring.PrimaryKeyID())
 
 	if err := p.bootstrap(ctx, st); err != nil {

@@ -55,6 +55,7 @@ func (k Key) String() string { return "key " + k.ID + " [redacted]" }
 // Keyring seals with its primary key and opens with any of its keys.
 type Keyring struct {
 	primary string
+	ids     []string
 	aeads   map[string]cipher.AEAD
 }
 
@@ -85,12 +86,22 @@ func NewKeyring(keys ...Key) (*Keyring, error) {
 			return nil, fmt.Errorf("secret: key %q: %w", k.ID, err)
 		}
 		r.aeads[k.ID] = aead
+		r.ids = append(r.ids, k.ID)
 	}
 	return r, nil
 }
 
 // PrimaryKeyID returns the id of the key new seals use.
 func (r *Keyring) PrimaryKeyID() string { return r.primary }
+
+// KeyIDs returns the ids of the ring's keys, the primary first.
+func (r *Keyring) KeyIDs() []string { return append([]string(nil), r.ids...) }
+
+// Has reports whether the ring holds a key with this id.
+func (r *Keyring) Has(id string) bool {
+	_, ok := r.aeads[id]
+	return ok
+}
 
 // AAD returns additional authenticated data naming what a ciphertext belongs
 // to: its purpose (for example "connection.credential") and the id of its row.
@@ -104,11 +115,25 @@ func AAD(purpose, rowID string) []byte {
 // Seal encrypts plaintext with the primary key, bound to aad. The result is
 // format byte, key id length, key id, nonce, then the GCM ciphertext and tag.
 func (r *Keyring) Seal(plaintext, aad []byte) ([]byte, error) {
-	aead := r.aeads[r.primary]
+	return r.sealWith(r.primary, r.aeads[r.primary], plaintext, aad)
+}
+
+// SealWithKey is Seal with the ring's key id instead of the primary key. It
+// is for check values that prove which key a ring holds under an id; every
+// stored secret is sealed with Seal.
+func (r *Keyring) SealWithKey(id string, plaintext, aad []byte) ([]byte, error) {
+	aead, ok := r.aeads[id]
+	if !ok {
+		return nil, &UnknownKeyError{KeyID: id}
+	}
+	return r.sealWith(id, aead, plaintext, aad)
+}
+
+func (r *Keyring) sealWith(id string, aead cipher.AEAD, plaintext, aad []byte) ([]byte, error) {
 	ns := aead.NonceSize()
-	out := make([]byte, 0, 2+len(r.primary)+ns+len(plaintext)+aead.Overhead())
-	out = append(out, format, byte(len(r.primary)))
-	out = append(out, r.primary...)
+	out := make([]byte, 0, 2+len(id)+ns+len(plaintext)+aead.Overhead())
+	out = append(out, format, byte(len(id)))
+	out = append(out, id...)
 	nonceAt := len(out)
 	out = out[:nonceAt+ns]
 	if _, err := rand.Read(out[nonceAt:]); err != nil {

@@ -193,3 +193,23 @@ func TestLoadOrCreateKeyFile(t *testing.T) {
 		t.Fatalf("world-readable key file: err %v", err)
 	}
 }
+
+// A key file created anew must not reuse a key id: data sealed by a lost key
+// names its id, and a new key under the same id would make that data look
+// like corruption instead of a missing key.
+func TestLoadOrCreateKeyFile_NewKeysGetFreshIDs(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for i := range 3 {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("secret-%d.key", i))
+		r, created, err := LoadOrCreateKeyFile(path)
+		if err != nil || !created {
+			t.Fatalf("create: %v, %v", created, err)
+		}
+		id := r.PrimaryKeyID()
+		if seen[id] || id == "k1" {
+			t.Fatalf("generated key id %q repeats an id already used", id)
+		}
+		seen[id] = true
+	}
+}

@@ -3,12 +3,14 @@ package secret
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // ParseKeys reads keys written as comma-separated `id:base64` entries, the
@@ -56,15 +58,27 @@ func FormatKey(k Key) string {
 
 // LoadOrCreateKeyFile reads the key ring from path, creating the file with
 // one new random key and mode 0600 when it does not exist. created reports
-// whether it did, so the caller can warn that the file must be backed up.
+// whether this call created it, so the caller can warn that the file must be
+// backed up, or remove it again when the new key is refused. The new key
+// gets a new id (see NewKeyID), never one a lost key file may have used.
 // An existing file readable by group or others is refused.
 func LoadOrCreateKeyFile(path string) (ring *Keyring, created bool, err error) {
+	return loadKeyFile(path, true)
+}
+
+// LoadKeyFile reads the key ring from an existing key file, checked like
+// LoadOrCreateKeyFile does.
+func LoadKeyFile(path string) (*Keyring, error) {
+	ring, _, err := loadKeyFile(path, false)
+	return ring, err
+}
+
+func loadKeyFile(path string, create bool) (ring *Keyring, created bool, err error) {
 	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := createKeyFile(path); err != nil {
+	if create && errors.Is(err, fs.ErrNotExist) {
+		if created, err = createKeyFile(path); err != nil {
 			return nil, false, err
 		}
-		created = true
 		data, err = os.ReadFile(path)
 	}
 	if err != nil {
@@ -85,28 +99,49 @@ func LoadOrCreateKeyFile(path string) (ring *Keyring, created bool, err error) {
 	return ring, created, err
 }
 
-func createKeyFile(path string) error {
+// NewKeyID returns an id for a newly generated key: the day and 32 random
+// bits ("k20260102-9f3a61c0"). Data sealed by a key names its id, so a new
+// key must never take the id of one that was lost: the data would then look
+// corrupt instead of sealed by a missing key, and the lost key, once found,
+// could not be loaded beside the new one.
+func NewKeyID(now time.Time) (string, error) {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("secret: generate key id: %w", err)
+	}
+	return "k" + now.UTC().Format("20060102") + "-" + hex.EncodeToString(b[:]), nil
+}
+
+// createKeyFile writes a new key to path unless the file exists, and
+// reports whether it did.
+func createKeyFile(path string) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("secret: create key directory: %w", err)
+		return false, fmt.Errorf("secret: create key directory: %w", err)
 	}
 	material := make([]byte, KeySize)
 	if _, err := rand.Read(material); err != nil {
-		return fmt.Errorf("secret: generate key: %w", err)
+		return false, fmt.Errorf("secret: generate key: %w", err)
+	}
+	id, err := NewKeyID(time.Now())
+	if err != nil {
+		return false, err
 	}
 	// O_EXCL: two processes starting at once must not overwrite each other's key.
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("secret: create key file: %w", err)
+		return false, fmt.Errorf("secret: create key file: %w", err)
 	}
-	_, werr := fmt.Fprintf(f, "%s\n", FormatKey(Key{ID: "k1", Material: material}))
+	_, werr := fmt.Fprintf(f, "%s\n", FormatKey(Key{ID: id, Material: material}))
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
 	if werr != nil {
-		return fmt.Errorf("secret: write key file: %w", werr)
+		// A half-written file would fail every later start; leave none.
+		_ = os.Remove(path)
+		return false, fmt.Errorf("secret: write key file: %w", werr)
 	}
-	return nil
+	return true, nil
 }

@@ -41,6 +41,15 @@ func OpenSQLite(t *testing.T, now func() time.Time) *store.Store {
 // SWITCHBOARD_TEST_REQUIRE_POSTGRES=1 makes that a failure.
 func OpenPostgres(t *testing.T, now func() time.Time) *store.Store {
 	t.Helper()
+	return openMigrated(t, PostgresSchemaURL(t), now)
+}
+
+// PostgresSchemaURL creates a schema of the test's own, dropped when the
+// test ends, and returns a database URL whose search_path selects it: for
+// tests that start the program itself (several replicas on one database).
+// It skips like OpenPostgres.
+func PostgresSchemaURL(t *testing.T) string {
+	t.Helper()
 	base := PostgresURL(t)
 	var b [6]byte
 	_, _ = rand.Read(b[:])
@@ -73,7 +82,7 @@ func OpenPostgres(t *testing.T, now func() time.Time) *store.Store {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	return openMigrated(t, u.String(), now)
+	return u.String()
 }
 
 // PostgresURL returns SWITCHBOARD_TEST_POSTGRES_URL, skipping the test when
