@@ -89,8 +89,30 @@ func TestExecute_CustomCredentialAndPathSlashes(t *testing.T) {
 	if r.Path != "/api/files/docs/read%20me.md" || r.Header.Get("X-Token") != "t-secret" || r.Query.Get("ws") != "w1" {
 		t.Fatalf("request: %+v", r)
 	}
-	_, err := e.run("acme_get_file", `{"path":"docs/../../admin"}`)
-	wantCode(t, err, apierr.ValidationError, 400)
+	// Values a server could read as dot segments: plain, with ';parameters'
+	// dropped, Unicode-folded, or in a one-segment placeholder whose %2F a
+	// server decodes.
+	for _, c := range []struct{ tool, input string }{
+		{"acme_get_file", `{"path":"docs/../../admin"}`},
+		{"acme_get_file", `{"path":"docs/..;/..;/admin"}`},
+		{"acme_get_file", `{"path":"docs/\uff0e\uff0e/admin"}`},
+		{"acme_get_file", `{"path":"docs\\..\\admin"}`},
+		{"acme_get_item", `{"id":".."}`},
+		{"acme_get_item", `{"id":"../admin"}`},
+		{"acme_get_item", `{"id":"..\\admin"}`},
+		{"acme_get_item", `{"id":"\uff0e\uff0e\uff0fadmin"}`},
+		{"acme_get_item", `{"id":"..;x"}`},
+	} {
+		_, err := e.run(c.tool, c.input)
+		if ae, ok := apierr.As(err); !ok || ae.Code != apierr.ValidationError {
+			t.Errorf("%s %s: %v", c.tool, c.input, err)
+		}
+	}
+	for _, input := range []string{`{"id":"a..b"}`, `{"id":"v1.2"}`, `{"id":"a/b"}`} {
+		if _, err := e.run("acme_get_item", input); err != nil {
+			t.Errorf("%s refused: %v", input, err)
+		}
+	}
 }
 
 func TestExecute_AWSSigV4(t *testing.T) {

@@ -9,9 +9,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 
@@ -156,29 +153,6 @@ func ProxyURL(base *url.URL, endpoint string) (*url.URL, error) {
 		return nil, forbidden
 	}
 	return &u, nil
-}
-
-// plainSegment reports whether a path segment names a resource on every
-// server, rather than a dot segment in some server's eyes: servers that
-// drop ";parameters" read "..;" as "..", and servers that fold Unicode
-// compatibility forms read full-width dots (U+FF0E) and solidi as "." and
-// "/". A segment that is only dots, or that holds a slash or backslash,
-// once decoded, folded (NFKC) and cut at ';', is refused; so are bytes
-// that do not decode to UTF-8 (overlong forms).
-func plainSegment(seg string) bool {
-	if seg == "" {
-		return true
-	}
-	decoded, err := url.PathUnescape(seg)
-	if err != nil || !utf8.ValidString(decoded) {
-		return false
-	}
-	folded := norm.NFKC.String(decoded)
-	if strings.ContainsAny(folded, "/\\") {
-		return false
-	}
-	folded, _, _ = strings.Cut(folded, ";")
-	return folded == "" || strings.Trim(folded, ".") != ""
 }
 
 // errRedirectOffBase stops a proxy request the provider redirected outside

@@ -141,22 +141,16 @@ func buildRequest(tool *catalog.Tool, input map[string]any, base *url.URL) (*out
 }
 
 // expandPath fills path placeholders with input values (unescaped form).
-// A value that is "." or "..", or a {+name} value with such a segment, is
+// A value that a server could read as or with a dot segment (see climbs) is
 // refused: it would climb out of the tool's path.
 func expandPath(tmpl string, input map[string]any) (string, error) {
 	var bad error
 	out := placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
 		sub := placeholder.FindStringSubmatch(m)
 		v := scalar(input[sub[2]])
-		segs := []string{v}
-		if sub[1] == "+" {
-			segs = strings.Split(v, "/")
-		}
-		for _, seg := range segs {
-			if seg == "." || seg == ".." {
-				bad = apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"input", sub[2]},
-					Message: "must not be or contain a . or .. path segment"})
-			}
+		if climbs(v) {
+			bad = apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"input", sub[2]},
+				Message: "must not be or contain a . or .. path segment"})
 		}
 		return v
 	})
