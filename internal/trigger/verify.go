@@ -9,6 +9,7 @@ import (
 	"errors"
 	"hash"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"sort"
 	"strconv"
@@ -28,6 +29,9 @@ type Delivery struct {
 	URL    string
 	Header http.Header
 	Body   []byte
+	// From is the client's address, for the limit on deliveries that fail
+	// verification; the zero Addr is not limited.
+	From netip.Addr
 }
 
 // Errors of verification; both answer 401, a stale timestamp 400.

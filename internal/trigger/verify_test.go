@@ -198,3 +198,27 @@ func TestMatches(t *testing.T) {
 		t.Fatal("other header matched")
 	}
 }
+
+func TestDeliveryID_HeaderOrSignedBodyField(t *testing.T) {
+	t.Parallel()
+	h := http.Header{}
+	h.Set("X-GitHub-Delivery", " 72d3162e ")
+	for _, c := range []struct {
+		scheme string
+		h      http.Header
+		body   any
+		want   string
+	}{
+		{"github_hmac_sha256", h, nil, "72d3162e"},
+		{"github_hmac_sha256", http.Header{}, map[string]any{"id": "x"}, ""},
+		{"stripe", http.Header{}, map[string]any{"id": "evt_1"}, "evt_1"},
+		{"pagerduty_v1", http.Header{}, map[string]any{"event": map[string]any{"id": "01D"}}, "01D"},
+		{"stripe", http.Header{}, map[string]any{"id": 5.0}, ""},
+		{"zoom", h, map[string]any{"id": "z"}, ""},
+		{"slack_v0", http.Header{}, map[string]any{"event_id": string(make([]byte, 201))}, ""},
+	} {
+		if got := deliveryID(c.scheme, c.h, c.body); got != c.want {
+			t.Errorf("%s %v %v: %q, want %q", c.scheme, c.h, c.body, got, c.want)
+		}
+	}
+}
