@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
@@ -29,7 +30,10 @@ func (p *Program) adminWebhook(ctx context.Context, verb string, args []string) 
 	if err != nil {
 		return err
 	}
-	svc := webhook.NewService(st, ring, a.cfg.WebhooksAllowHTTPLoopback, nil)
+	// The same rule as serve's: the guard's addresses, loopback only in development.
+	guard := netguard.New(netguard.Options{Allow: a.cfg.OutboundAllowPrefixes, AllowLoopback: a.cfg.WebhooksAllowHTTPLoopback})
+	svc := webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: a.cfg.WebhooksAllowHTTPLoopback,
+		AllowedFunc: guard.Allowed, LookupFunc: p.LookupFunc})
 	switch verb {
 	case "create":
 		if len(pos) > 0 {

@@ -78,11 +78,12 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 		<-runDone
 	}()
 
-	webhookClient := guard.Client()
+	webhookGuard := guard
 	if cfg.WebhooksAllowHTTPLoopback {
 		// Development only: deliveries may go to http://localhost receivers.
-		webhookClient = netguard.New(netguard.Options{Allow: cfg.OutboundAllowPrefixes, AllowLoopback: true}).Client()
+		webhookGuard = netguard.New(netguard.Options{Allow: cfg.OutboundAllowPrefixes, AllowLoopback: true})
 	}
+	webhookClient := webhookGuard.Client()
 	worker := webhook.NewWorker(st, ring, webhookClient, log, nil)
 	workerDone := make(chan struct{})
 	go func() {
@@ -108,7 +109,8 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 		<-janitorDone
 		<-refreshDone
 	}()
-	webhooks := webhook.NewService(st, ring, cfg.WebhooksAllowHTTPLoopback, worker.Notify)
+	webhooks := webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: cfg.WebhooksAllowHTTPLoopback,
+		Notify: worker.Notify, AllowedFunc: webhookGuard.Allowed, LookupFunc: p.LookupFunc})
 	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: executor,
 		Logger: log, BaseURL: cfg.BaseURL, Notify: worker.Notify})
 	links := connect.NewService(st, cat, cfg.WebURL, nil)

@@ -119,3 +119,26 @@ func TestIngressAndConnect_ClientGoneIsNotAnError(t *testing.T) {
 		t.Fatalf("no INFO line for the disconnect:\n%s", logs)
 	}
 }
+
+// Finding 14: a webhook URL whose host is, or resolves to, an address the
+// outbound guard refuses is a VALIDATION_ERROR at registration, and the
+// answer does not repeat what the host resolved to.
+func TestWebhooks_PrivateOrUnresolvableHostRefused(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	for _, u := range []string{
+		"https://10.1.2.3/h", "https://169.254.169.254/latest", "https://[fd00::1]/h", "https://0.0.0.0/h",
+		"https://internal.example.com/h", "https://nxdomain.example.com/h",
+	} {
+		st, m, raw := f.json("POST", "/v1/webhooks", `{"url":"`+u+`"}`)
+		if st != 400 || errCode(m) != "VALIDATION_ERROR" || !strings.Contains(raw, `"path":["url"]`) {
+			t.Errorf("%s: %d %s", u, st, raw)
+		}
+		if strings.Contains(raw, "10.9.8.7") || strings.Contains(raw, "no such host") {
+			t.Errorf("%s: the answer shows resolution details: %s", u, raw)
+		}
+	}
+	if st, _, raw := f.json("POST", "/v1/webhooks", `{"url":"https://hooks.example.com/h"}`); st != 201 {
+		t.Fatalf("public host: %d %s", st, raw)
+	}
+}
