@@ -111,7 +111,11 @@ var signers = map[string]signer{
 		sort.Strings(keys)
 		msg := d.URL
 		for _, k := range keys {
-			msg += k + form.Get(k)
+			vs := form[k]
+			sort.Strings(vs)
+			for _, v := range vs {
+				msg += k + v
+			}
 		}
 		d.Header.Set("X-Twilio-Signature", base64.StdEncoding.EncodeToString(sum1(s, msg)))
 	},
