@@ -124,6 +124,7 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 		Store: st, Logger: log, Catalog: cat, Catalogs: catalogs, Logos: builtin.FS, Accounts: accounts, Executor: executor,
 		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Page: page, Triggers: triggers, Webhooks: webhooks,
 		BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
+		BodyReadTimeout: cfg.BodyReadTimeout,
 	})
 	listeners := []struct {
 		name, addr string
@@ -185,6 +186,11 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 	return serveErr
 }
 
+// newHTTPServer bounds the time a client may take to send its headers and
+// to keep an idle connection. There is deliberately no ReadTimeout or
+// WriteTimeout: they would cut MCP streams, long tool calls and slow
+// providers; request bodies get a deadline of their own in httpapi
+// (SWITCHBOARD_BODY_READ_TIMEOUT).
 func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           h,
