@@ -13,6 +13,8 @@ import (
 type idSource struct {
 	headers []string // the first one present wins
 	body    string
+	// signedHeader: the scheme's signature covers the header id too.
+	signedHeader bool
 }
 
 // deliveryIDs is, per verification scheme, where its providers name a
@@ -28,7 +30,7 @@ var deliveryIDs = map[string]idSource{
 	"sentry":             {headers: []string{"Request-ID"}},
 	"twilio":             {headers: []string{"I-Twilio-Idempotency-Token"}},
 	"zendesk":            {headers: []string{"X-Zendesk-Webhook-Invocation-Id"}},
-	"standard_webhooks":  {headers: []string{"Webhook-Id"}},
+	"standard_webhooks":  {headers: []string{"Webhook-Id"}, signedHeader: true},
 	"stripe":             {body: "id"},
 	"slack_v0":           {body: "event_id"},
 	"intercom_hmac_sha1": {body: "id"},
@@ -40,13 +42,13 @@ var deliveryIDs = map[string]idSource{
 const maxDeliveryIDLen = 200
 
 // deliveryID returns the provider's id of a verified delivery, or "" when
-// the scheme or this delivery has none.
-func deliveryID(scheme string, h http.Header, body any) string {
+// the scheme or this delivery has none, and whether the signature covers it.
+func deliveryID(scheme string, h http.Header, body any) (id string, signed bool) {
 	src, ok := deliveryIDs[scheme]
 	if !ok {
-		return ""
+		return "", false
 	}
-	var id string
+	signed = src.signedHeader
 	for _, name := range src.headers {
 		if id = strings.TrimSpace(h.Get(name)); id != "" {
 			break
@@ -54,9 +56,10 @@ func deliveryID(scheme string, h http.Header, body any) string {
 	}
 	if id == "" && src.body != "" {
 		id, _ = lookup(body, src.body).(string)
+		signed = true
 	}
-	if len(id) > maxDeliveryIDLen {
-		return ""
+	if id == "" || len(id) > maxDeliveryIDLen {
+		return "", false
 	}
-	return id
+	return id, signed
 }

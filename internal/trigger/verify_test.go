@@ -207,22 +207,26 @@ func TestDeliveryID_HeaderOrSignedBodyField(t *testing.T) {
 	t.Parallel()
 	h := http.Header{}
 	h.Set("X-GitHub-Delivery", " 72d3162e ")
+	sw := http.Header{}
+	sw.Set("Webhook-Id", "msg_1")
 	for _, c := range []struct {
 		scheme string
 		h      http.Header
 		body   any
 		want   string
+		signed bool
 	}{
-		{"github_hmac_sha256", h, nil, "72d3162e"},
-		{"github_hmac_sha256", http.Header{}, map[string]any{"id": "x"}, ""},
-		{"stripe", http.Header{}, map[string]any{"id": "evt_1"}, "evt_1"},
-		{"pagerduty_v1", http.Header{}, map[string]any{"event": map[string]any{"id": "01D"}}, "01D"},
-		{"stripe", http.Header{}, map[string]any{"id": 5.0}, ""},
-		{"zoom", h, map[string]any{"id": "z"}, ""},
-		{"slack_v0", http.Header{}, map[string]any{"event_id": string(make([]byte, 201))}, ""},
+		{"github_hmac_sha256", h, nil, "72d3162e", false},
+		{"github_hmac_sha256", http.Header{}, map[string]any{"id": "x"}, "", false},
+		{"standard_webhooks", sw, nil, "msg_1", true},
+		{"stripe", http.Header{}, map[string]any{"id": "evt_1"}, "evt_1", true},
+		{"pagerduty_v1", http.Header{}, map[string]any{"event": map[string]any{"id": "01D"}}, "01D", true},
+		{"stripe", http.Header{}, map[string]any{"id": 5.0}, "", false},
+		{"zoom", h, map[string]any{"id": "z"}, "", false},
+		{"slack_v0", http.Header{}, map[string]any{"event_id": string(make([]byte, 201))}, "", false},
 	} {
-		if got := deliveryID(c.scheme, c.h, c.body); got != c.want {
-			t.Errorf("%s %v %v: %q, want %q", c.scheme, c.h, c.body, got, c.want)
+		if got, signed := deliveryID(c.scheme, c.h, c.body); got != c.want || signed != c.signed {
+			t.Errorf("%s %v %v: %q %v, want %q %v", c.scheme, c.h, c.body, got, signed, c.want, c.signed)
 		}
 	}
 }
