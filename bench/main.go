@@ -452,7 +452,7 @@ func newStack(pgURL string, conc int) (*stack, error) {
 	// webhook for it, a manual trigger, and a delivery worker.
 	receiver := httptest.NewServer(nil)
 	s.cleanup = append(s.cleanup, receiver.Close)
-	webhooks := webhook.NewService(st, ring, true, nil)
+	webhooks := webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: true})
 	hook, err := webhooks.Create(ctx, proj.ID, receiver.URL+"/hook", nil, "bench")
 	if err != nil {
 		return nil, err

@@ -29,7 +29,8 @@ func (p *Program) adminWebhook(ctx context.Context, verb string, args []string) 
 	if err != nil {
 		return err
 	}
-	svc := webhook.NewService(st, ring, a.cfg.WebhooksAllowHTTPLoopback, nil)
+	svc := webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: a.cfg.WebhooksAllowHTTPLoopback,
+		AllowedFunc: outboundGuard(a.cfg).Webhooks().Allowed, LookupFunc: p.LookupFunc})
 	switch verb {
 	case "create":
 		if len(pos) > 0 {

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
 )
 
@@ -22,6 +23,9 @@ type Program struct {
 	// OnListen, when set, is told each listener's name ("base", "mcp",
 	// "assets") and bound address once serve is listening.
 	OnListen func(name, addr string)
+	// LookupFunc, when set, resolves host names in place of the system
+	// resolver (tests; webhook URLs are resolved when registered).
+	LookupFunc func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 // Exit codes.

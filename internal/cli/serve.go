@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
-	"slices"
 	"sync"
 	"time"
 
@@ -22,7 +20,6 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/httpapi"
 	"github.com/switchboard-gw/switchboard/internal/logging"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
-	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/trigger"
@@ -67,12 +64,7 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 	log.Info("catalog loaded", "connectors", len(cat.Connectors()), "tools", len(cat.Tools()))
 
 	accounts := account.NewService(st, ring, cat)
-	allow := cfg.OutboundAllowances
-	if cfg.WebhooksAllowHTTPLoopback {
-		// Development only: deliveries may go to http://localhost receivers.
-		allow.Webhooks = append(slices.Clip(allow.Webhooks), netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128"))
-	}
-	guard := netguard.New(netguard.Options{Allow: allow})
+	guard := outboundGuard(cfg)
 	executor := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Guard: guard, Keyring: ring, Logger: log})
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	runDone := make(chan struct{})
@@ -110,7 +102,8 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 		<-janitorDone
 		<-refreshDone
 	}()
-	webhooks := webhook.NewService(st, ring, cfg.WebhooksAllowHTTPLoopback, worker.Notify)
+	webhooks := webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: cfg.WebhooksAllowHTTPLoopback,
+		Notify: worker.Notify, AllowedFunc: guard.Webhooks().Allowed, LookupFunc: p.LookupFunc})
 	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: executor,
 		Logger: log, BaseURL: cfg.BaseURL, Notify: worker.Notify})
 	links := connect.NewService(st, cat, cfg.WebURL, nil)
@@ -124,6 +117,7 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 		Store: st, Logger: log, Catalog: cat, Catalogs: catalogs, Logos: builtin.FS, Accounts: accounts, Executor: executor,
 		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Page: page, Triggers: triggers, Webhooks: webhooks,
 		BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
+		BodyReadTimeout: cfg.BodyReadTimeout,
 	})
 	listeners := []struct {
 		name, addr string
@@ -185,6 +179,11 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 	return serveErr
 }
 
+// newHTTPServer bounds the time a client may take to send its headers and
+// to keep an idle connection. There is deliberately no ReadTimeout or
+// WriteTimeout: they would cut MCP streams, long tool calls and slow
+// providers; request bodies get a deadline of their own in httpapi
+// (SWITCHBOARD_BODY_READ_TIMEOUT).
 func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           h,

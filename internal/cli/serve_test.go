@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -38,7 +40,7 @@ func (l *lockedBuffer) String() string {
 func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	p := &Program{Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return env[k] }}
+	p := &Program{Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return env[k] }, LookupFunc: fakeLookup}
 	code := p.Run(context.Background(), args)
 	return code, out.String(), errOut.String()
 }
@@ -191,4 +193,13 @@ func TestServe_BadConfiguration_ExitsWithEveryProblem(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "log level") || !strings.Contains(stderr, "sqlite: or postgres://") {
 		t.Fatalf("%d %s", code, stderr)
 	}
+}
+
+// fakeLookup is the tests' DNS: *.example.com is a public address, anything
+// else does not resolve. No test reaches the internet.
+func fakeLookup(_ context.Context, host string) ([]netip.Addr, error) {
+	if strings.HasSuffix(host, ".example.com") {
+		return []netip.Addr{netip.MustParseAddr("93.184.215.14")}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }

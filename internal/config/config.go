@@ -47,6 +47,8 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// MaxBodyBytes bounds a /v1 request body.
 	MaxBodyBytes int64
+	// BodyReadTimeout bounds how long a request body may take to arrive.
+	BodyReadTimeout time.Duration
 	// OutboundAllow opens private networks to chosen purposes
 	// (PURPOSE=CIDR entries, comma-separated); empty opens none.
 	OutboundAllow string
@@ -66,7 +68,7 @@ type option struct {
 // raw holds every setting as text until it is checked.
 type raw struct {
 	Config
-	shutdown, maxBody, webhooksHTTP string
+	shutdown, maxBody, webhooksHTTP, bodyRead string
 }
 
 var options = []option{
@@ -86,6 +88,7 @@ var options = []option{
 	{"webhooks-allow-http-loopback", "SWITCHBOARD_WEBHOOKS_ALLOW_HTTP_LOOPBACK", "false", "allow http:// webhook endpoints on loopback (development only)", func(c *raw) *string { return &c.webhooksHTTP }},
 	{"shutdown-timeout", "SWITCHBOARD_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGINT/SIGTERM", func(c *raw) *string { return &c.shutdown }},
 	{"max-body-bytes", "SWITCHBOARD_MAX_BODY_BYTES", "1048576", "largest accepted request body in bytes", func(c *raw) *string { return &c.maxBody }},
+	{"body-read-timeout", "SWITCHBOARD_BODY_READ_TIMEOUT", "30s", "how long a request body may take to arrive before the request is cut off", func(c *raw) *string { return &c.bodyRead }},
 }
 
 // Bind registers every option on fs and returns the Config that finish
@@ -120,6 +123,11 @@ func Bind(fs *flag.FlagSet, getenv func(string) string, skip ...string) (cfg *Co
 			problems = append(problems, fmt.Sprintf("shutdown timeout %q must be a positive duration such as 20s", r.shutdown))
 		}
 		cfg.ShutdownTimeout = d
+		br, err := time.ParseDuration(r.bodyRead)
+		if err != nil || br <= 0 {
+			problems = append(problems, fmt.Sprintf("body read timeout %q must be a positive duration such as 30s", r.bodyRead))
+		}
+		cfg.BodyReadTimeout = br
 		n, err := strconv.ParseInt(r.maxBody, 10, 64)
 		if err != nil || n < 1024 || n > 64<<20 {
 			problems = append(problems, fmt.Sprintf("max body bytes %q must be a number from 1024 to 67108864", r.maxBody))

@@ -30,7 +30,7 @@ func TestDefaults_WorkWithNoConfiguration(t *testing.T) {
 		Addr: ":8080", MCPAddr: ":8081", BaseURL: "http://localhost:8080", WebURL: "http://localhost:8080",
 		MCPURL: "http://localhost:8081", AssetsURL: "http://localhost:8080/assets",
 		DatabaseURL: "sqlite:./data/switchboard.db", SecretKeyFile: "./data/secret.key",
-		LogLevel: "info", LogFormat: "auto", ShutdownTimeout: 20 * time.Second, MaxBodyBytes: 1 << 20,
+		LogLevel: "info", LogFormat: "auto", ShutdownTimeout: 20 * time.Second, MaxBodyBytes: 1 << 20, BodyReadTimeout: 30 * time.Second,
 	}
 	if !reflect.DeepEqual(*cfg, want) {
 		t.Fatalf("got  %+v\nwant %+v", *cfg, want)
@@ -45,14 +45,14 @@ func TestFlagsOverrideEnvironment(t *testing.T) {
 		"SWITCHBOARD_LOG_LEVEL":        "debug",
 		"SWITCHBOARD_SHUTDOWN_TIMEOUT": "5s",
 	}
-	cfg, err := load(t, env, "--database-url", "sqlite:/tmp/flag.db", "--shutdown-timeout", "7s")
+	cfg, err := load(t, env, "--database-url", "sqlite:/tmp/flag.db", "--shutdown-timeout", "7s", "--body-read-timeout", "3s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Addr != ":9000" || cfg.BaseURL != "http://localhost:9000" || cfg.LogLevel != "debug" {
 		t.Errorf("environment not applied: %+v", cfg)
 	}
-	if cfg.DatabaseURL != "sqlite:/tmp/flag.db" || cfg.ShutdownTimeout != 7*time.Second {
+	if cfg.DatabaseURL != "sqlite:/tmp/flag.db" || cfg.ShutdownTimeout != 7*time.Second || cfg.BodyReadTimeout != 3*time.Second {
 		t.Errorf("flag did not win: %+v", cfg)
 	}
 }
@@ -60,22 +60,23 @@ func TestFlagsOverrideEnvironment(t *testing.T) {
 func TestValidate_ReportsEveryBadValue(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{
-		"SWITCHBOARD_ADDR":             "nope",
-		"SWITCHBOARD_BASE_URL":         "ftp://x",
-		"SWITCHBOARD_DATABASE_URL":     "mysql://x",
-		"SWITCHBOARD_SECRET_KEYS":      "k1:short",
-		"SWITCHBOARD_LOG_LEVEL":        "loud",
-		"SWITCHBOARD_LOG_FORMAT":       "xml",
-		"SWITCHBOARD_SHUTDOWN_TIMEOUT": "-1s",
-		"SWITCHBOARD_MAX_BODY_BYTES":   "ten",
-		"SWITCHBOARD_OUTBOUND_ALLOW":   "10.0.0.0",
+		"SWITCHBOARD_ADDR":              "nope",
+		"SWITCHBOARD_BASE_URL":          "ftp://x",
+		"SWITCHBOARD_DATABASE_URL":      "mysql://x",
+		"SWITCHBOARD_SECRET_KEYS":       "k1:short",
+		"SWITCHBOARD_LOG_LEVEL":         "loud",
+		"SWITCHBOARD_LOG_FORMAT":        "xml",
+		"SWITCHBOARD_SHUTDOWN_TIMEOUT":  "-1s",
+		"SWITCHBOARD_MAX_BODY_BYTES":    "ten",
+		"SWITCHBOARD_OUTBOUND_ALLOW":    "10.0.0.0",
+		"SWITCHBOARD_BODY_READ_TIMEOUT": "0s",
 	}
 	_, err := load(t, env)
 	if err == nil {
 		t.Fatal("no error")
 	}
 	for _, want := range []string{`addr "nope"`, `base URL "ftp://x"`, "sqlite: or postgres://", `key "k1"`,
-		`log level "loud"`, `log format "xml"`, `shutdown timeout "-1s"`, `max body bytes "ten"`, `outbound allow: "10.0.0.0"`} {
+		`log level "loud"`, `log format "xml"`, `shutdown timeout "-1s"`, `max body bytes "ten"`, `outbound allow: "10.0.0.0"`, `body read timeout "0s"`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %s:\n%v", want, err)
 		}

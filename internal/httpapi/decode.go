@@ -29,8 +29,14 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, dst any) api
 		issues.Add(apierr.IssueTooBig, nil, "request body exceeds %d bytes", s.maxBody)
 		return issues
 	}
+	if err != nil {
+		// Cut off by the body read timeout, or the client went away: a
+		// partial body is not read as {}, which would blame missing fields.
+		issues.Add(apierr.IssueInvalidJSON, nil, "the request body did not arrive completely within %s; send it at once", s.bodyReadTimeout)
+		return issues
+	}
 	var raw map[string]json.RawMessage
-	if err != nil || json.Unmarshal(body, &raw) != nil {
+	if json.Unmarshal(body, &raw) != nil {
 		raw = nil
 	}
 	decodeFields(raw, dst, bodyMayHoldBadText(body), &issues)

@@ -82,6 +82,7 @@ func (s *Server) instrument(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		rec := &statusRecorder{ResponseWriter: w}
+		s.withBodyDeadline(rec, r)
 
 		defer func() {
 			if p := recover(); p != nil {

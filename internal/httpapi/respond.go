@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -52,13 +54,24 @@ func respondPage(w http.ResponseWriter, data any, next string, facets any) {
 	writeJSON(w, http.StatusOK, body)
 }
 
+// clientGone reports whether err comes from the client closing the request
+// (its context canceled), rather than from a fault of the server.
+func clientGone(r *http.Request, err error) bool {
+	return errors.Is(err, context.Canceled) && r.Context().Err() != nil
+}
+
 // fail writes err as the error envelope. An *apierr.Error is shown as it
 // is; anything else is logged with its detail and shown as INTERNAL_ERROR,
 // so no internal detail (or secret) reaches the caller.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e, ok := apierr.As(err)
 	if !ok {
-		s.log.ErrorContext(r.Context(), "request failed", "error", err.Error())
+		if clientGone(r, err) {
+			// Nobody reads the answer; this is the client's doing, not ours.
+			s.log.InfoContext(r.Context(), "client went away before the answer", "error", err.Error())
+		} else {
+			s.log.ErrorContext(r.Context(), "request failed", "error", err.Error())
+		}
 		e = apierr.New(apierr.InternalError, "internal error; the server log has the details under this request's id")
 	}
 	if e.RetryAfter != "" {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -51,6 +52,9 @@ type Options struct {
 	AssetsURL string
 	// MaxBodyBytes bounds a request body; 0 means 1 MiB.
 	MaxBodyBytes int64
+	// BodyReadTimeout bounds how long a request body may take to arrive,
+	// counted from the start of the handler; 0 means 30 seconds.
+	BodyReadTimeout time.Duration
 }
 
 // Server holds what every handler needs.
@@ -72,6 +76,8 @@ type Server struct {
 	webURL    string
 	assetsURL string
 	maxBody   int64
+	// bodyReadTimeout is Options.BodyReadTimeout.
+	bodyReadTimeout time.Duration
 }
 
 // New returns a Server.
@@ -81,7 +87,10 @@ func New(o Options) *Server {
 		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page,
 		triggers: o.Triggers, webhooks: o.Webhooks, logos: o.Logos,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
-		maxBody: o.MaxBodyBytes,
+		maxBody: o.MaxBodyBytes, bodyReadTimeout: o.BodyReadTimeout,
+	}
+	if s.bodyReadTimeout <= 0 {
+		s.bodyReadTimeout = 30 * time.Second
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = 1 << 20

@@ -10,8 +10,10 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -122,7 +124,8 @@ func setupBase(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provid
 	exec := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Guard: guard, Keyring: ring, Logger: log, Now: clock.Now})
 	links := connect.NewService(st, cat, web, clock.Now)
 	worker := webhook.NewWorker(st, ring, netguard.New(netguard.Options{AllowLoopback: true}).Client(), log, clock.Now)
-	webhooks := webhook.NewService(st, ring, true, worker.Notify)
+	webhooks := webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: true, Notify: worker.Notify,
+		AllowedFunc: netguard.New(netguard.Options{AllowLoopback: true}).Allowed, LookupFunc: fakeLookup})
 	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: exec,
 		Logger: log, BaseURL: base, Notify: worker.Notify, Now: clock.Now})
 	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: exec, Links: links,
@@ -440,4 +443,21 @@ func decodeMap(b []byte) map[string]any {
 	var m map[string]any
 	_ = json.Unmarshal(b, &m)
 	return m
+}
+
+// fakeLookup is the tests' DNS: no test reaches the internet.
+func fakeLookup(_ context.Context, host string) ([]netip.Addr, error) {
+	switch host {
+	case "localhost":
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1")}, nil
+	case "internal.example.com":
+		// One public and one private answer: every answer must be allowed.
+		return []netip.Addr{netip.MustParseAddr("93.184.215.14"), netip.MustParseAddr("10.9.8.7")}, nil
+	case "nxdomain.example.com":
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	if strings.HasSuffix(host, ".example.com") || strings.HasSuffix(host, ".test") {
+		return []netip.Addr{netip.MustParseAddr("93.184.215.14")}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }

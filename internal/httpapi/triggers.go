@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -101,10 +102,15 @@ func (s *Server) handleTriggerIngress(w http.ResponseWriter, r *http.Request) er
 		w.WriteHeader(http.StatusBadRequest)
 		return nil
 	}
+	from, _ := netip.ParseAddrPort(r.RemoteAddr)
 	a, err := s.triggers.Ingress(r.Context(), r.PathValue("token"), trigger.Delivery{
-		Method: r.Method, URL: s.baseURL + r.URL.RequestURI(), Header: r.Header, Body: body})
+		Method: r.Method, URL: s.baseURL + r.URL.RequestURI(), Header: r.Header, Body: body, From: from.Addr()})
 	if err != nil {
-		s.log.ErrorContext(r.Context(), "trigger ingress failed", "error", err.Error())
+		if clientGone(r, err) {
+			s.log.InfoContext(r.Context(), "client went away during trigger ingress")
+		} else {
+			s.log.ErrorContext(r.Context(), "trigger ingress failed", "error", err.Error())
+		}
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return nil
 	}

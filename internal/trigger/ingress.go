@@ -39,24 +39,23 @@ func status(code int) Answer { return Answer{Status: code} }
 
 // Ingress handles one provider delivery to /api/triggers/<token> (the body
 // already read, no more than MaxBodyBytes).
+//
+// Only verified deliveries count against the trigger's limit of SPEC.md
+// 4.9, so unsigned posts cannot use it up; deliveries that fail are counted
+// per client address instead (see unverifiedLimiter). A delivery whose
+// provider id was already processed is acknowledged with 200 and fires
+// nothing, so a provider's retry stops and a resend has no effect.
 func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer, error) {
 	t, err := s.Store.TriggerByToken(ctx, apikey.Hash(token))
 	if errors.Is(err, store.ErrNotFound) {
-		return status(http.StatusNotFound), nil
+		return s.refuse(d, http.StatusNotFound), nil
 	}
 	if err != nil {
 		return Answer{}, err
-	}
-	hits, err := s.Store.CountTriggerHit(ctx, t.ID)
-	if err != nil {
-		return Answer{}, err
-	}
-	if hits > MaxPerMinute {
-		return Answer{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "60"}}, nil
 	}
 	def, ok := s.Catalog.Trigger(t.Event)
 	if !ok {
-		return status(http.StatusNotFound), nil
+		return s.refuse(d, http.StatusNotFound), nil
 	}
 	// Asana hands the secret over once, in an unsigned handshake, before any event.
 	if hs := d.Header.Get("X-Hook-Secret"); hs != "" && def.Verification == "asana" && len(t.Secret) == 0 {
@@ -70,7 +69,7 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 		return Answer{Status: http.StatusOK, Header: map[string]string{"X-Hook-Secret": hs}}, nil
 	}
 	if len(t.Secret) == 0 {
-		return status(http.StatusUnauthorized), nil
+		return s.refuse(d, http.StatusUnauthorized), nil
 	}
 	plain, err := s.Keyring.Open(t.Secret, secret.AAD(PurposeSecret, t.ID))
 	if err != nil {
@@ -84,9 +83,16 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 	digest, err := verify(d, string(plain), s.Now())
 	switch {
 	case errors.Is(err, errStale):
-		return status(http.StatusBadRequest), nil
+		return s.refuse(d, http.StatusBadRequest), nil
 	case err != nil:
-		return status(http.StatusUnauthorized), nil
+		return s.refuse(d, http.StatusUnauthorized), nil
+	}
+	hits, err := s.Store.CountTriggerHit(ctx, t.ID)
+	if err != nil {
+		return Answer{}, err
+	}
+	if hits > MaxPerMinute {
+		return tooMany(), nil
 	}
 	body, isJSON := decode(d)
 	if a, ok := handshake(def, body, string(plain)); ok {
@@ -94,6 +100,16 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 	}
 	if !matches(def.Match, d.Header, body) {
 		return status(http.StatusOK), nil // acknowledged, not this trigger's event
+	}
+	// The provider's delivery id replaces the signature digest, unless the id
+	// is an unsigned header and the signature has a digest of its own: a
+	// replayer could change such an id, but not the signature.
+	id, signed := deliveryID(def.Verification, d.Header, body)
+	if id != "" && !signed && digest != "" {
+		id = ""
+	}
+	if id != "" {
+		digest = "id:" + digestOf(id) // kept apart from signature digests by the prefix
 	}
 	payload := json.RawMessage(d.Body)
 	if !isJSON || !utf8.Valid(d.Body) {
@@ -113,7 +129,12 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 				Event: t.Event, Payload: payload}})
 	})
 	if errors.Is(err, store.ErrReplayed) {
-		return status(http.StatusBadRequest), nil
+		if id != "" {
+			// The provider resent a delivery it already made: acknowledge it,
+			// or it retries for days.
+			return status(http.StatusOK), nil
+		}
+		return s.refuse(d, http.StatusBadRequest), nil
 	}
 	if err != nil {
 		return Answer{}, err
@@ -122,6 +143,19 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 		s.Notify()
 	}
 	return status(http.StatusOK), nil
+}
+
+// refuse answers a delivery that did not verify with code, or with 429 when
+// its client address has sent too many such deliveries this minute.
+func (s *Service) refuse(d Delivery, code int) Answer {
+	if s.unverified.fail(d.From, s.Now()) {
+		return tooMany()
+	}
+	return status(code)
+}
+
+func tooMany() Answer {
+	return Answer{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "60"}}
 }
 
 // decode reads a delivery body: JSON (isJSON), or a form (Twilio) as an

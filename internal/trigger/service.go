@@ -56,6 +56,7 @@ type Options struct {
 // Service sets up triggers and runs ingress.
 type Service struct {
 	Options
+	unverified unverifiedLimiter
 }
 
 // NewService returns a Service.

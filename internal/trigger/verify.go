@@ -9,6 +9,7 @@ import (
 	"errors"
 	"hash"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"sort"
 	"strconv"
@@ -28,6 +29,9 @@ type Delivery struct {
 	URL    string
 	Header http.Header
 	Body   []byte
+	// From is the client's address, for the limit on deliveries that fail
+	// verification; the zero Addr is not limited.
+	From netip.Addr
 }
 
 // Errors of verification; both answer 401, a stale timestamp 400.
@@ -248,7 +252,12 @@ func twilio(d Delivery, secret string, _ time.Time) (string, error) {
 	if got == "" {
 		return "", errMissing
 	}
-	form, _ := url.ParseQuery(string(d.Body))
+	form, err := url.ParseQuery(string(d.Body))
+	if err != nil {
+		// ParseQuery skips a malformed pair, which the signature would then
+		// not cover: a body that is not a clean form is not Twilio's.
+		return "", errSignature
+	}
 	keys := make([]string, 0, len(form))
 	for k := range form {
 		keys = append(keys, k)
@@ -257,7 +266,10 @@ func twilio(d Delivery, secret string, _ time.Time) (string, error) {
 	var b strings.Builder
 	b.WriteString(d.URL)
 	for _, k := range keys {
-		for _, v := range form[k] {
+		// Twilio's own validators sort a repeated parameter's values too.
+		vs := form[k]
+		sort.Strings(vs)
+		for _, v := range vs {
 			b.WriteString(k)
 			b.WriteString(v)
 		}
@@ -276,7 +288,7 @@ func standardWebhooks(d Delivery, secret string, now time.Time) (string, error) 
 	if err := fresh(ts, now); err != nil {
 		return "", err
 	}
-	n, _ := strconv.ParseInt(ts, 10, 64)
+	n, _ := strconv.ParseInt(strings.TrimSpace(ts), 10, 64)
 	if !webhook.Verify(secret, id, n, d.Body, sig) {
 		return "", errSignature
 	}

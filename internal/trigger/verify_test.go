@@ -111,7 +111,11 @@ var signers = map[string]signer{
 		sort.Strings(keys)
 		msg := d.URL
 		for _, k := range keys {
-			msg += k + form.Get(k)
+			vs := form[k]
+			sort.Strings(vs)
+			for _, v := range vs {
+				msg += k + v
+			}
 		}
 		d.Header.Set("X-Twilio-Signature", base64.StdEncoding.EncodeToString(sum1(s, msg)))
 	},
@@ -196,5 +200,33 @@ func TestMatches(t *testing.T) {
 	body["action"] = "opened"
 	if matches(m, http.Header{"X-Github-Event": {"push"}}, body) {
 		t.Fatal("other header matched")
+	}
+}
+
+func TestDeliveryID_HeaderOrSignedBodyField(t *testing.T) {
+	t.Parallel()
+	h := http.Header{}
+	h.Set("X-GitHub-Delivery", " 72d3162e ")
+	sw := http.Header{}
+	sw.Set("Webhook-Id", "msg_1")
+	for _, c := range []struct {
+		scheme string
+		h      http.Header
+		body   any
+		want   string
+		signed bool
+	}{
+		{"github_hmac_sha256", h, nil, "72d3162e", false},
+		{"github_hmac_sha256", http.Header{}, map[string]any{"id": "x"}, "", false},
+		{"standard_webhooks", sw, nil, "msg_1", true},
+		{"stripe", http.Header{}, map[string]any{"id": "evt_1"}, "evt_1", true},
+		{"pagerduty_v1", http.Header{}, map[string]any{"event": map[string]any{"id": "01D"}}, "01D", true},
+		{"stripe", http.Header{}, map[string]any{"id": 5.0}, "", false},
+		{"zoom", h, map[string]any{"id": "z"}, "", false},
+		{"slack_v0", http.Header{}, map[string]any{"event_id": string(make([]byte, 201))}, "", false},
+	} {
+		if got, signed := deliveryID(c.scheme, c.h, c.body); got != c.want || signed != c.signed {
+			t.Errorf("%s %v %v: %q %v, want %q %v", c.scheme, c.h, c.body, got, signed, c.want, c.signed)
+		}
 	}
 }

@@ -5,12 +5,15 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"slices"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
@@ -28,15 +31,41 @@ type Service struct {
 	// allowHTTPLoopback lets development point a webhook at http://localhost.
 	allowHTTPLoopback bool
 	notify            func()
+	allowed           func(netip.Addr) bool
+	lookup            func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
-// NewService returns a Service. notify (may be nil) wakes the local worker
-// when deliveries are enqueued.
-func NewService(st *store.Store, ring *secret.Keyring, allowHTTPLoopback bool, notify func()) *Service {
-	if notify == nil {
-		notify = func() {}
+// ServiceOptions configure a Service.
+type ServiceOptions struct {
+	Store   *store.Store
+	Keyring *secret.Keyring
+	// AllowHTTPLoopback lets endpoints be plain http on loopback, for development.
+	AllowHTTPLoopback bool
+	// Notify (may be nil) wakes the local worker when deliveries are enqueued.
+	Notify func()
+	// AllowedFunc reports whether deliveries may reach an address: the
+	// outbound guard's rule for webhooks. Every address an endpoint's host
+	// resolves to must pass at registration.
+	AllowedFunc func(netip.Addr) bool
+	// LookupFunc resolves a host name; nil uses the system resolver.
+	LookupFunc func(ctx context.Context, host string) ([]netip.Addr, error)
+}
+
+// NewService returns a Service.
+func NewService(o ServiceOptions) *Service {
+	if o.Notify == nil {
+		o.Notify = func() {}
 	}
-	return &Service{store: st, keyring: ring, allowHTTPLoopback: allowHTTPLoopback, notify: notify}
+	if o.AllowedFunc == nil {
+		o.AllowedFunc = netguard.New(netguard.Options{AllowLoopback: o.AllowHTTPLoopback}).Allowed
+	}
+	if o.LookupFunc == nil {
+		o.LookupFunc = func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		}
+	}
+	return &Service{store: o.Store, keyring: o.Keyring, allowHTTPLoopback: o.AllowHTTPLoopback, notify: o.Notify,
+		allowed: o.AllowedFunc, lookup: o.LookupFunc}
 }
 
 // Created is a new webhook with its signing secret, shown this once.
@@ -59,6 +88,10 @@ func (s *Service) Create(ctx context.Context, projectID, rawURL string, events [
 		issues.Add(apierr.IssueInvalidValue, []any{"url"}, "must use https (plain http is allowed only to loopback, when the server allows it for development)")
 	case u.User != nil:
 		issues.Add(apierr.IssueInvalidValue, []any{"url"}, "must not carry credentials")
+	default:
+		if msg := s.checkHost(ctx, u.Hostname()); msg != "" {
+			issues.Add(apierr.IssueInvalidValue, []any{"url"}, "%s", msg)
+		}
 	}
 	if events == nil {
 		events = []string{EventTriggerFired}
@@ -91,6 +124,33 @@ func (s *Service) Create(ctx context.Context, projectID, rawURL string, events [
 		return Created{}, err
 	}
 	return Created{Webhook: w, Secret: plain}, nil
+}
+
+// lookupTimeout bounds the DNS lookup of an endpoint's host at registration.
+const lookupTimeout = 5 * time.Second
+
+// checkHost resolves an endpoint's host and returns what is wrong with it,
+// or "". The message names the host the caller gave, never what it
+// resolved to: internal DNS answers are not the caller's business.
+func (s *Service) checkHost(ctx context.Context, host string) string {
+	if a, err := netip.ParseAddr(host); err == nil {
+		if !s.allowed(a) {
+			return "must not point to a private, loopback, link-local or reserved address; use a public host"
+		}
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	addrs, err := s.lookup(ctx, host)
+	if err != nil || len(addrs) == 0 {
+		return fmt.Sprintf("host %q does not resolve; give a host name with a public DNS record", host)
+	}
+	for _, a := range addrs {
+		if !s.allowed(a) {
+			return fmt.Sprintf("host %q resolves to a private, loopback, link-local or reserved address, which deliveries may not reach; use a public host", host)
+		}
+	}
+	return ""
 }
 
 func isLoopback(host string) bool {

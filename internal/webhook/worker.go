@@ -137,7 +137,12 @@ func (w *Worker) send(ctx context.Context, d store.Delivery, h store.Webhook) {
 	req.Header.Set("webhook-signature", sig)
 	resp, err := w.client.Do(req)
 	if err != nil {
-		w.retry(ctx, d, 0, "request failed: "+err.Error())
+		cause, again := failureCause(err)
+		if !again {
+			w.finish(ctx, d, store.DeliveryFailed, 0, cause)
+			return
+		}
+		w.retry(ctx, d, 0, cause)
 		return
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

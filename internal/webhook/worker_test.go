@@ -37,7 +37,7 @@ func newBench(t *testing.T, open storetest.Opener) *bench {
 	k := make([]byte, secret.KeySize)
 	_, _ = rand.Read(k)
 	b.ring, _ = secret.NewKeyring(secret.Key{ID: "k", Material: k})
-	b.svc = NewService(b.store, b.ring, true, nil)
+	b.svc = NewService(ServiceOptions{Store: b.store, Keyring: b.ring, AllowHTTPLoopback: true})
 	ctx := context.Background()
 	p, _ := b.store.CreateProject(ctx, "p")
 	ac, _ := b.store.EnsureImplicitAuthConfig(ctx, p.ID, "github", "github_api_key", "api_key", "api_key")
