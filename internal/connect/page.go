@@ -403,17 +403,16 @@ func (p *Page) SaveAccount(ctx context.Context, token string, r AccountRequest) 
 		if err != nil {
 			return account.PublicView{}, false, err
 		}
-		if _, err := p.Accounts.Rotate(ctx, l.ProjectID, conn.ID, raw, conn.Revision); err != nil {
+		// The link is used up in the rotation's own transaction, so racing
+		// requests rotate once and the others are 410 LINK_USED.
+		if _, err := p.Accounts.RotateThroughLink(ctx, l.ID, l.ProjectID, conn.ID, raw, conn.Revision); err != nil {
 			return account.PublicView{}, false, fieldsError(err)
-		}
-		if err := p.use(ctx, l); err != nil {
-			return account.PublicView{}, false, err
 		}
 		conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
 		return account.Public(conn), false, nil
 	}
 	conn, err := p.Accounts.Create(ctx, l.ProjectID, account.CreateRequest{ConnectorID: c.ID, UserID: l.UserID, Credential: raw,
-		AuthConfigKey: ac.Key, Name: r.Name})
+		AuthConfigKey: ac.Key, Name: r.Name, LinkID: l.ID})
 	if err != nil {
 		if e, ok := apierr.As(err); ok && e.Code == apierr.Conflict {
 			return account.PublicView{}, false, apierr.New(apierr.NameTaken, "you already have a %s account named %q", c.Name, r.Name)
@@ -421,9 +420,6 @@ func (p *Page) SaveAccount(ctx context.Context, token string, r AccountRequest) 
 		return account.PublicView{}, false, fieldsError(err)
 	}
 	p.label(ctx, conn)
-	if err := p.use(ctx, l); err != nil {
-		return account.PublicView{}, false, err
-	}
 	conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
 	return account.Public(conn), true, nil
 }
@@ -448,17 +444,6 @@ func (p *Page) ownAccount(ctx context.Context, l store.ConnectLink, id, connecto
 		return store.Connection{}, apierr.New(apierr.NotFound, "no such account of yours")
 	}
 	return conn, nil
-}
-
-func (p *Page) use(ctx context.Context, l store.ConnectLink) error {
-	ok, err := p.Store.UseConnectLink(ctx, l.ID)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return apierr.New(apierr.LinkUsed, "this connect link was already used; ask for a new one")
-	}
-	return nil
 }
 
 // label names an account with its provider identity, best effort.
@@ -622,7 +607,7 @@ func (p *Page) Callback(ctx context.Context, q url.Values) CallbackResult {
 		return redirect(fail(msg + ". You can start again from your connect link."))
 	}
 	if l.UsedAt != nil || !p.Now().Before(l.ExpiresAt) {
-		return fail("This connect link was already used or has expired.")
+		return fail("This connect link was already used or has expired. Ask for a new link.")
 	}
 	ac, err := p.Store.GetAuthConfig(ctx, l.ProjectID, st.AuthConfigID)
 	if err != nil {
@@ -675,24 +660,38 @@ func (p *Page) Callback(ctx context.Context, q url.Values) CallbackResult {
 		if err != nil {
 			return fail("The account to reconnect no longer exists.")
 		}
-		if _, err := p.Accounts.Rotate(ctx, l.ProjectID, old.ID, raw, old.Revision); err != nil {
+		// As on the accounts route, the link is used up in the same
+		// transaction that stores the tokens.
+		if _, err := p.Accounts.RotateThroughLink(ctx, l.ID, l.ProjectID, old.ID, raw, old.Revision); err != nil {
+			if isLinkUsed(err) {
+				return fail(linkUsedPage)
+			}
 			return fail("The new sign-in could not be stored; start again.")
 		}
 		conn, _ = p.Store.GetConnection(ctx, l.ProjectID, old.ID)
 	} else {
 		conn, err = p.Accounts.Create(ctx, l.ProjectID, account.CreateRequest{ConnectorID: c.ID, UserID: l.UserID, Credential: raw,
-			AuthConfigKey: ac.Key, Name: st.Name})
+			AuthConfigKey: ac.Key, Name: st.Name, LinkID: l.ID})
+		if isLinkUsed(err) {
+			return fail(linkUsedPage)
+		}
 		if err != nil {
 			return fail("The account could not be stored: " + publicMessage(err))
 		}
 	}
 	p.label(ctx, conn)
-	if ok, _ := p.Store.UseConnectLink(ctx, l.ID); !ok {
-		p.Logger.InfoContext(ctx, "a connect link was used twice at once; the account is stored", "link_id", l.ID)
-	}
 	conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
 	pv := account.Public(conn)
 	return redirect(CallbackResult{OK: true, Message: c.Name + " is connected.", Connector: c.Name, Connection: &pv})
+}
+
+// linkUsedPage is the callback page's answer when the link was used
+// meanwhile (another sign-in or account through it finished first).
+const linkUsedPage = "This connect link was already used, so nothing was connected. Ask for a new link."
+
+func isLinkUsed(err error) bool {
+	e, ok := apierr.As(err)
+	return ok && e.Code == apierr.LinkUsed
 }
 
 func publicMessage(err error) string {

@@ -29,6 +29,11 @@ type oauthFake struct {
 	challenges map[string]string // code -> code_challenge
 	exchanges  int
 	redirect   string // the redirect URI the client must use
+	// identityGate holds each zeta identity call until this many have
+	// arrived (at most half a second): the provider's identity call is the
+	// slow part of storing an account, and the gate makes it slow on
+	// purpose so concurrent requests overlap.
+	identityGate, identityCalls int
 }
 
 func newOAuthFake(t *testing.T) *oauthFake {
@@ -65,6 +70,19 @@ func newOAuthFake(t *testing.T) *oauthFake {
 				return
 			}
 			_, _ = io.WriteString(w, `{"user":{"login":"octo"}}`)
+		case "/zeta/me":
+			f.mu.Lock()
+			f.identityCalls++
+			f.mu.Unlock()
+			for deadline := time.Now().Add(500 * time.Millisecond); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+				f.mu.Lock()
+				n, gate := f.identityCalls, f.identityGate
+				f.mu.Unlock()
+				if n >= gate {
+					break
+				}
+			}
+			_, _ = io.WriteString(w, `{"login":"zed"}`)
 		default:
 			fakeDelta(w, r) // the same server also stands for the delta provider
 		}
@@ -125,6 +143,24 @@ tools:
     request: {method: GET, path: /me}
 `, fake.srv.URL))}
 	mfs["logos/epsilon.svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
+	mfs["connectors/zeta.yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf(`
+id: zeta
+name: Zeta Desk
+description: A test help desk whose API keys are labelled with the provider identity, for the connect tests.
+category: productivity
+api: {baseUrl: "%[1]s/zeta"}
+authMethods:
+  - {id: api_key, type: api_key, name: API key, apiKey: {in: header, name: X-Zeta-Key}}
+identity: {method: GET, path: /me, label: login}
+tools:
+  - id: zeta_get_me
+    name: Get me
+    description: Returns the Zeta user of the API key, for the connect tests.
+    effect: read
+    inputSchema: {type: object, properties: {}, additionalProperties: false}
+    request: {method: GET, path: /me}
+`, fake.srv.URL))}
+	mfs["logos/zeta.svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
 	cat, err := catalog.Load(mfs)
 	if err != nil {
 		t.Fatal(err)
@@ -134,8 +170,14 @@ tools:
 
 func setupConnect(t *testing.T) (*fixture, *oauthFake) {
 	t.Helper()
+	return setupConnectOn(t, storetest.OpenSQLite)
+}
+
+// setupConnectOn is setupConnect on the store open makes.
+func setupConnectOn(t *testing.T, open storetest.Opener) (*fixture, *oauthFake) {
+	t.Helper()
 	fake := newOAuthFake(t)
-	f := setupWith(t, storetest.OpenSQLite, connectCatalog(t, fake), fake.srv)
+	f := setupWith(t, open, connectCatalog(t, fake), fake.srv)
 	id := store.NewID()
 	sealed, err := f.srv.accounts.SealClientSecret(id, "eps-secret")
 	if err != nil {

@@ -45,15 +45,27 @@ func (s *Store) SetConnectSettings(ctx context.Context, projectID string, c Conn
 	return nil
 }
 
-// UseConnectLink marks a link used; it reports false when the link was
-// already used (the link is single use, even under concurrent requests).
-func (s *Store) UseConnectLink(ctx context.Context, id string) (bool, error) {
-	res, err := s.write.ExecContext(ctx, `UPDATE connect_links SET used_at = $1 WHERE id = $2 AND used_at IS NULL`, millis(s.now()), id)
-	if err != nil {
-		return false, fmt.Errorf("store: use connect link: %w", err)
+// ErrLinkUsed is returned when a connect link that an account is stored
+// through was already used.
+var ErrLinkUsed = errors.New("store: connect link already used")
+
+// useLinkInTx marks a connect link used inside the transaction that stores
+// its account, so a single-use link stores exactly one account however many
+// requests race: the first update takes the link row's lock (PostgreSQL) or
+// the single writer (SQLite), and every other transaction then finds the
+// link used and rolls back. An empty id uses nothing.
+func useLinkInTx(ctx context.Context, tx *sql.Tx, id string, now time.Time) error {
+	if id == "" {
+		return nil
 	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+	res, err := tx.ExecContext(ctx, `UPDATE connect_links SET used_at = $1 WHERE id = $2 AND used_at IS NULL`, millis(now), id)
+	if err != nil {
+		return fmt.Errorf("use connect link: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return ErrLinkUsed
+	}
+	return nil
 }
 
 // SetConnectionLabel records the provider-side identity of an account.
