@@ -322,20 +322,47 @@ func (p *Page) Get(ctx context.Context, token string) (View, error) {
 	return v, nil
 }
 
-// accounts lists the user's own accounts of the offered connectors.
+// accounts lists the user's own accounts of the link's connectors.
 func (p *Page) accounts(ctx context.Context, l store.ConnectLink) ([]account.PublicView, error) {
+	inScope, err := p.scope(ctx, l)
+	if err != nil {
+		return nil, err
+	}
 	conns, err := p.Store.ListConnections(ctx, l.ProjectID, l.UserID)
 	if err != nil {
 		return nil, err
 	}
 	out := []account.PublicView{}
 	for _, c := range conns {
-		if c.Global || (len(l.Connectors) > 0 && !slices.Contains(l.Connectors, c.ConnectorID)) {
+		if c.Global || !inScope(c.ConnectorID) {
 			continue
 		}
 		out = append(out, account.Public(c))
 	}
 	return out, nil
+}
+
+// scope reports which connectors' accounts a link may show and manage:
+// the link's connectors, or the connectors of its auth configs, or every
+// connector when the link names neither.
+func (p *Page) scope(ctx context.Context, l store.ConnectLink) (func(connectorID string) bool, error) {
+	switch {
+	case len(l.Connectors) > 0:
+		return func(id string) bool { return slices.Contains(l.Connectors, id) }, nil
+	case len(l.AuthConfigs) > 0:
+		configs, err := p.Store.ListAuthConfigs(ctx, l.ProjectID, "")
+		if err != nil {
+			return nil, err
+		}
+		var ids []string
+		for _, ac := range configs {
+			if slices.Contains(l.AuthConfigs, ac.Key) {
+				ids = append(ids, ac.ConnectorID)
+			}
+		}
+		return func(id string) bool { return slices.Contains(ids, id) }, nil
+	}
+	return func(string) bool { return true }, nil
 }
 
 // config returns an offered auth config of the link, or 403 FORBIDDEN.
@@ -438,10 +465,23 @@ func fieldsError(err error) error {
 	return e
 }
 
+// ownAccount returns one of the link user's accounts of connector, or, when
+// connector is "", of any connector within the link's scope. Any other
+// account is 404 NOT_FOUND, whether or not it exists.
 func (p *Page) ownAccount(ctx context.Context, l store.ConnectLink, id, connector string) (store.Connection, error) {
+	notYours := apierr.New(apierr.NotFound, "no such account of yours through this link")
 	conn, err := p.Store.GetConnection(ctx, l.ProjectID, id)
 	if err != nil || conn.Global || conn.UserID != l.UserID || (connector != "" && conn.ConnectorID != connector) {
-		return store.Connection{}, apierr.New(apierr.NotFound, "no such account of yours")
+		return store.Connection{}, notYours
+	}
+	if connector == "" {
+		inScope, err := p.scope(ctx, l)
+		if err != nil {
+			return store.Connection{}, err
+		}
+		if !inScope(conn.ConnectorID) {
+			return store.Connection{}, notYours
+		}
 	}
 	return conn, nil
 }
