@@ -25,6 +25,9 @@ type AuthorizeRequest struct {
 	AuthConfigID string
 	Name         string
 	ConnectionID string
+	// Fields are the connection fields the user typed before signing in
+	// (a GitLab host, an Okta domain, a Shopify shop).
+	Fields map[string]any
 }
 
 // Authorize starts an OAuth authorization code flow and returns the
@@ -64,14 +67,24 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 			return "", apierr.New(apierr.NameTaken, "you already have a %s account named %q", c.Name, r.Name)
 		}
 	}
+	fields, err := oauthFields(c, r.Fields)
+	if err != nil {
+		return "", err
+	}
+	// Both URLs are checked now, so a host the client secret may not go to
+	// is refused before the user signs in, not after.
+	endpoint, err := oauthEndpoint(c, ac, m, fields)
+	if err != nil {
+		return "", err
+	}
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return "", err
 	}
 	state := base64.RawURLEncoding.EncodeToString(raw[:])
 	st := store.OAuthState{ID: store.NewID(), StateHash: apikey.Hash(state), LinkID: l.ID, AuthConfigID: ac.ID,
-		ConnectionID: r.ConnectionID, Name: r.Name, ExpiresAt: p.Now().Add(15 * time.Minute)}
-	conf := p.oauthConfig(ac, m, "")
+		ConnectionID: r.ConnectionID, Name: r.Name, ExpiresAt: p.Now().Add(15 * time.Minute), Fields: fields}
+	conf := p.oauthConfig(ac, m, endpoint, "")
 	var opts []oauth2.AuthCodeOption
 	for k, v := range m.OAuth2.AuthorizeParams {
 		opts = append(opts, oauth2.SetAuthURLParam(k, v))
@@ -97,17 +110,19 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 	return authURL, nil
 }
 
-func (p *Page) oauthConfig(ac store.AuthConfig, m *catalog.AuthMethod, clientSecret string) *oauth2.Config {
+// oauthConfig is the client of an auth config; endpoint holds the
+// method's URLs filled for the account (oauthEndpoint).
+func (p *Page) oauthConfig(ac store.AuthConfig, m *catalog.AuthMethod, endpoint oauth2.Endpoint, clientSecret string) *oauth2.Config {
 	scopes := ac.Scopes
 	if len(scopes) == 0 {
 		scopes = m.OAuth2.Scopes
 	}
-	style := oauth2.AuthStyleInHeader
+	endpoint.AuthStyle = oauth2.AuthStyleInHeader
 	if m.OAuth2.TokenAuthStyle == "body" {
-		style = oauth2.AuthStyleInParams
+		endpoint.AuthStyle = oauth2.AuthStyleInParams
 	}
 	return &oauth2.Config{ClientID: ac.ClientID, ClientSecret: clientSecret, Scopes: scopes, RedirectURL: p.BaseURL + CallbackPath,
-		Endpoint: oauth2.Endpoint{AuthURL: m.OAuth2.AuthorizeURL, TokenURL: m.OAuth2.TokenURL, AuthStyle: style}}
+		Endpoint: endpoint}
 }
 
 // CallbackResult is what the callback page shows.
@@ -173,6 +188,13 @@ func (p *Page) Callback(ctx context.Context, q url.Values) CallbackResult {
 	if m == nil || m.OAuth2 == nil {
 		return fail("This application's sign-in method is no longer available.")
 	}
+	// The token URL is filled and checked again: the operator may have
+	// changed the auth config's hosts since the sign-in started.
+	endpoint, err := oauthEndpoint(c, ac, m, st.Fields)
+	if err != nil {
+		p.Logger.WarnContext(ctx, "an OAuth callback's host is no longer allowed; nothing is exchanged", "connector", c.ID)
+		return fail("The address this sign-in started with is no longer allowed for " + c.Name + ". Start again from your connect link.")
+	}
 	clientSecret, err := p.Accounts.ClientSecret(ac)
 	if err != nil {
 		return fail("The application's OAuth client cannot be read on the server; tell the service's administrator.")
@@ -186,7 +208,7 @@ func (p *Page) Callback(ctx context.Context, q url.Values) CallbackResult {
 		opts = append(opts, oauth2.VerifierOption(string(v)))
 	}
 	octx := context.WithValue(ctx, oauth2.HTTPClient, p.Client)
-	tok, err := p.oauthConfig(ac, m, clientSecret).Exchange(octx, q.Get("code"), opts...)
+	tok, err := p.oauthConfig(ac, m, endpoint, clientSecret).Exchange(octx, q.Get("code"), opts...)
 	if err != nil {
 		p.Logger.WarnContext(ctx, "OAuth code exchange failed", "connector", c.ID)
 		return redirect(fail("The provider refused the sign-in. Start again from your connect link."))
@@ -197,6 +219,9 @@ func (p *Page) Callback(ctx context.Context, q url.Values) CallbackResult {
 	}
 	if !tok.Expiry.IsZero() {
 		cred["expiresAt"] = tok.Expiry
+	}
+	for k, v := range st.Fields {
+		cred[k] = v
 	}
 	for _, f := range c.ConnectionFields {
 		if f.FromToken != "" {

@@ -133,6 +133,8 @@ type Field struct {
 	Secret      bool   `json:"secret"`
 	Placeholder string `json:"placeholder,omitempty"`
 	Group       string `json:"group,omitempty"`
+	// Default is the value used when the user leaves the field empty.
+	Default string `json:"default,omitempty"`
 }
 
 // OfferedConfig is an auth config the link offers.
@@ -269,7 +271,7 @@ func fieldsOf(c *catalog.Connector, m *catalog.AuthMethod) []Field {
 		if f.FromToken != "" && m.Type == catalog.AuthOAuth2 {
 			continue
 		}
-		out = append(out, Field{Name: f.Name, Label: f.Label, Placeholder: f.Example})
+		out = append(out, Field{Name: f.Name, Label: f.Label, Placeholder: f.Example, Default: f.Default})
 	}
 	if out == nil {
 		out = []Field{}

@@ -91,14 +91,16 @@ func (s *Server) handleConnectGet(w http.ResponseWriter, r *http.Request) error 
 func (s *Server) handleConnectAuthorize(w http.ResponseWriter, r *http.Request) error {
 	s.cors(w, r)
 	var body struct {
-		AuthConfigID string `json:"authConfigId"`
-		Name         string `json:"name"`
-		ConnectionID string `json:"connectionId"`
+		AuthConfigID string         `json:"authConfigId"`
+		Name         string         `json:"name"`
+		ConnectionID string         `json:"connectionId"`
+		Fields       map[string]any `json:"fields"`
 	}
 	if err := s.decodeBody(w, r, &body).Err(); err != nil {
 		return err
 	}
-	u, err := s.page.Authorize(r.Context(), r.PathValue("token"), connect.AuthorizeRequest{AuthConfigID: body.AuthConfigID, Name: body.Name, ConnectionID: body.ConnectionID})
+	u, err := s.page.Authorize(r.Context(), r.PathValue("token"), connect.AuthorizeRequest{AuthConfigID: body.AuthConfigID, Name: body.Name,
+		ConnectionID: body.ConnectionID, Fields: body.Fields})
 	if err != nil {
 		return err
 	}

@@ -161,6 +161,30 @@ tools:
     request: {method: GET, path: /me}
 `, fake.srv.URL))}
 	mfs["logos/zeta.svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
+	mfs["connectors/theta.yaml"] = &fstest.MapFile{Data: []byte(`
+id: theta
+name: Theta Git
+description: A test code host on GitLab's model, self-managed on a host the user types, for the connect tests.
+category: developer-tools
+api: {baseUrl: "https://{host}/api"}
+connectionFields:
+  - {name: host, label: Theta host, pattern: "[A-Za-z0-9.-]+(:[0-9]{1,5})?", example: git.theta.test}
+authMethods:
+  - id: oauth2
+    type: oauth2
+    name: Theta sign-in
+    oauth2: {authorizeUrl: "https://{host}/oauth/authorize", tokenUrl: "https://{host}/oauth/token", scopes: [read, write], pkce: true,
+      tokenAuthStyle: body, refresh: true, authorizeParams: {access_type: offline}, allowedHosts: ["*.theta.test"]}
+identity: {method: GET, path: /me, label: user.login}
+tools:
+  - id: theta_get_me
+    name: Get me
+    description: Returns the signed-in Theta user, for the connect tests.
+    effect: read
+    inputSchema: {type: object, properties: {}, additionalProperties: false}
+    request: {method: GET, path: /me}
+`)}
+	mfs["logos/theta.svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
 	cat, err := catalog.Load(mfs)
 	if err != nil {
 		t.Fatal(err)

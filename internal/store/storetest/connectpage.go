@@ -13,6 +13,40 @@ import (
 func connectLinkTests() map[string]func(*testing.T, Opener) {
 	return map[string]func(*testing.T, Opener){
 		"ConnectLinks_StoreOneAccountUnderConcurrency": testLinkStoresOnce,
+		"OAuthStates_KeepFieldsAndBrowserHash":         testOAuthStateFields,
+	}
+}
+
+// testOAuthStateFields round-trips what a pending authorization keeps for
+// its callback, and an auth config's operator hosts.
+func testOAuthStateFields(t *testing.T, open Opener) {
+	f := newConnFixture(t, open, nil)
+	ctx := context.Background()
+	ac, err := f.s.CreateAuthConfig(ctx, store.AuthConfig{ProjectID: f.project.ID, ConnectorID: "gitlab", Key: "gitlab_oauth",
+		AuthMethodID: "oauth2", AuthType: "oauth2", ClientID: "c", Hosts: []string{"git.corp.example", "git2.corp.example:8443"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := f.s.GetAuthConfig(ctx, f.project.ID, ac.ID); err != nil || len(got.Hosts) != 2 || got.Hosts[1] != "git2.corp.example:8443" {
+		t.Fatalf("hosts: %v %v", got.Hosts, err)
+	}
+	if got, err := f.s.AuthConfigByKey(ctx, f.project.ID, f.config.Key); err != nil || len(got.Hosts) != 0 {
+		t.Fatalf("no hosts: %v %v", got.Hosts, err)
+	}
+	l, err := f.s.CreateConnectLink(ctx, store.ConnectLink{ProjectID: f.project.ID, UserID: "ann", TokenHash: store.NewID(), ExpiresAt: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fields := range []map[string]string{{"host": "git.corp.example"}, nil} {
+		st := store.OAuthState{ID: store.NewID(), StateHash: store.NewID(), LinkID: l.ID, AuthConfigID: ac.ID, Fields: fields,
+			BrowserHash: "b-" + store.NewID(), ExpiresAt: time.Now().Add(time.Hour)}
+		if err := f.s.CreateOAuthState(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.s.TakeOAuthState(ctx, st.StateHash)
+		if err != nil || got.BrowserHash != st.BrowserHash || len(got.Fields) != len(fields) || got.Fields["host"] != fields["host"] {
+			t.Fatalf("state: %+v %v", got, err)
+		}
 	}
 }
 
