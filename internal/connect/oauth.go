@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -30,60 +31,73 @@ type AuthorizeRequest struct {
 	Fields map[string]any
 }
 
-// Authorize starts an OAuth authorization code flow and returns the
-// provider URL to send the user to. The state is random, stored hashed and
-// single use; PKCE is used where the provider supports it.
-func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) (string, error) {
+// Authorization is a started OAuth sign-in: the provider URL to send the
+// user to, and the cookie to set in the user's browser, which the callback
+// requires.
+type Authorization struct {
+	URL    string
+	Cookie *http.Cookie
+}
+
+// Authorize starts an OAuth authorization code flow. The state is random,
+// stored hashed and single use, and bound to the browser by a cookie; PKCE
+// is used where the provider supports it.
+func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) (Authorization, error) {
+	fail := func(err error) (Authorization, error) { return Authorization{}, err }
 	l, err := p.active(ctx, token)
 	if err != nil {
-		return "", err
+		return fail(err)
 	}
 	ctx = p.projectContext(ctx, l.ProjectID)
 	if r.AuthConfigID == "" {
-		return "", apierr.Validation(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"authConfigId"}, Message: "is required"})
+		return fail(apierr.Validation(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"authConfigId"}, Message: "is required"}))
 	}
 	ac, c, m, err := p.config(ctx, l, r.AuthConfigID)
 	if err != nil {
-		return "", err
+		return fail(err)
 	}
 	if m.Type != catalog.AuthOAuth2 {
-		return "", apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"authConfigId"},
-			Message: "this auth config takes fields: send them with POST …/accounts"})
+		return fail(apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"authConfigId"},
+			Message: "this auth config takes fields: send them with POST …/accounts"}))
 	}
 	if ac.ClientID == "" {
-		return "", apierr.New(apierr.ConnectorUnavailable, "%s has no OAuth client configured in this project", c.ID)
+		return fail(apierr.New(apierr.ConnectorUnavailable, "%s has no OAuth client configured in this project", c.ID))
 	}
 	if r.ConnectionID != "" {
 		if _, err := p.ownAccount(ctx, l, r.ConnectionID, c.ID); err != nil {
-			return "", err
+			return fail(err)
 		}
 	}
 	if r.Name != "" {
 		conns, err := p.Store.ConnectorConnections(ctx, l.ProjectID, l.UserID, c.ID)
 		if err != nil {
-			return "", err
+			return fail(err)
 		}
 		if slices.ContainsFunc(conns, func(x store.Connection) bool { return !x.Global && x.Name == r.Name }) {
-			return "", apierr.New(apierr.NameTaken, "you already have a %s account named %q", c.Name, r.Name)
+			return fail(apierr.New(apierr.NameTaken, "you already have a %s account named %q", c.Name, r.Name))
 		}
 	}
 	fields, err := oauthFields(c, r.Fields)
 	if err != nil {
-		return "", err
+		return fail(err)
 	}
 	// Both URLs are checked now, so a host the client secret may not go to
 	// is refused before the user signs in, not after.
 	endpoint, err := oauthEndpoint(c, ac, m, fields)
 	if err != nil {
-		return "", err
+		return fail(err)
 	}
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
-		return "", err
+		return fail(err)
 	}
 	state := base64.RawURLEncoding.EncodeToString(raw[:])
+	nonce, browserHash, err := newBrowserNonce()
+	if err != nil {
+		return fail(err)
+	}
 	st := store.OAuthState{ID: store.NewID(), StateHash: apikey.Hash(state), LinkID: l.ID, AuthConfigID: ac.ID,
-		ConnectionID: r.ConnectionID, Name: r.Name, ExpiresAt: p.Now().Add(15 * time.Minute), Fields: fields}
+		ConnectionID: r.ConnectionID, Name: r.Name, ExpiresAt: p.Now().Add(stateTTL), Fields: fields, BrowserHash: browserHash}
 	conf := p.oauthConfig(ac, m, endpoint, "")
 	var opts []oauth2.AuthCodeOption
 	for k, v := range m.OAuth2.AuthorizeParams {
@@ -92,12 +106,12 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 	if m.OAuth2.PKCE {
 		verifier := oauth2.GenerateVerifier()
 		if st.Verifier, err = p.Keyring.Seal([]byte(verifier), secret.AAD("oauth_state.verifier", st.ID)); err != nil {
-			return "", err
+			return fail(err)
 		}
 		opts = append(opts, oauth2.S256ChallengeOption(verifier))
 	}
 	if err := p.Store.CreateOAuthState(ctx, st); err != nil {
-		return "", err
+		return fail(err)
 	}
 	authURL := conf.AuthCodeURL(state, opts...)
 	if sep := m.OAuth2.ScopeSeparator; sep != "" && sep != " " && len(conf.Scopes) > 0 {
@@ -107,7 +121,7 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 		u.RawQuery = q.Encode()
 		authURL = u.String()
 	}
-	return authURL, nil
+	return Authorization{URL: authURL, Cookie: p.browserCookie(state, nonce, int(stateTTL/time.Second))}, nil
 }
 
 // oauthConfig is the client of an auth config; endpoint holds the
@@ -134,10 +148,12 @@ type CallbackResult struct {
 	RedirectURL string
 }
 
-// Callback completes an OAuth flow: it consumes the state, exchanges the
-// code, stores the tokens sealed, labels the account, and uses the link. A
-// provider error, or a bad or replayed state, changes nothing.
-func (p *Page) Callback(ctx context.Context, q url.Values) CallbackResult {
+// Callback completes an OAuth flow: it consumes the state, checks that the
+// browser is the one that started it (browserNonce is the value of its
+// BrowserCookieName cookie), exchanges the code, stores the tokens sealed,
+// labels the account, and uses the link. A provider error, a bad or
+// replayed state, or another browser changes nothing.
+func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) CallbackResult {
 	fail := func(msg string) CallbackResult { return CallbackResult{Message: msg} }
 	if q.Get("state") == "" {
 		return fail("This sign-in is not valid: it carries no state. Start again from your connect link.")
@@ -145,6 +161,13 @@ func (p *Page) Callback(ctx context.Context, q url.Values) CallbackResult {
 	st, err := p.Store.TakeOAuthState(ctx, apikey.Hash(q.Get("state")))
 	if err != nil {
 		return fail("This sign-in has expired or was already completed. Start again from your connect link.")
+	}
+	// Checked before anything else, even the provider's error: a callback
+	// from another browser learns nothing and spends the state.
+	if !sameBrowser(browserNonce, st.BrowserHash) {
+		p.Logger.InfoContext(ctx, "an OAuth callback came from a browser that did not start the sign-in; nothing is stored", "link_id", st.LinkID)
+		return fail("This sign-in was started in another browser (or this browser does not keep cookies), so it cannot be completed here. " +
+			"Open your connect link in this browser and start again.")
 	}
 	l, err := p.Store.ConnectLinkByID(ctx, st.LinkID)
 	if err != nil {

@@ -99,11 +99,11 @@ func TestConnect_OAuthOnATypedHost(t *testing.T) {
 	if st, _, raw := authorize(onprem, `{"host":"acme.theta.test"}`); st != 400 || !strings.Contains(raw, fakeHost) {
 		t.Fatalf("a definition host on an operator-configured client: %d %s", st, raw)
 	}
-	st, m, raw = authorize(onprem, `{"host":"`+fakeHost+`"}`)
-	if st != 200 || !strings.HasPrefix(dataOf(m)["url"].(string), fake.srv.URL+"/oauth/authorize?") {
-		t.Fatalf("operator host: %d %s", st, raw)
+	authURL, cookie := f.authorize(t, token, `{"authConfigId":"`+onprem+`","fields":{"host":"`+fakeHost+`"}}`)
+	if !strings.HasPrefix(authURL, fake.srv.URL+"/oauth/authorize?") {
+		t.Fatalf("operator host: %s", authURL)
 	}
-	r := f.do(f.h, "GET", fake.approve(t, dataOf(m)["url"].(string), "theta-code"), "", "")
+	r := f.do(f.h, "GET", fake.approve(t, authURL, "theta-code"), "", "", "Cookie", cookie)
 	if r.status != 200 || !strings.Contains(string(r.body), "Theta Git is connected") || fake.exchanges != 1 {
 		t.Fatalf("callback: %d %s (%d exchanges)", r.status, r.body, fake.exchanges)
 	}

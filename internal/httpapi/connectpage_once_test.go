@@ -38,8 +38,9 @@ func (f *fixture) offeredConfig(t *testing.T, token, connector, typ string) stri
 	return ""
 }
 
-// race sends n requests at once and returns their statuses and error codes.
-func (f *fixture) race(n int, method string, path, body func(i int) string) ([]int, []string) {
+// race sends n requests at once and returns their statuses and error
+// codes; header, when given, adds headers to request i.
+func (f *fixture) race(n int, method string, path, body func(i int) string, header ...func(i int) []string) ([]int, []string) {
 	statuses, codes := make([]int, n), make([]string, n)
 	var start, done sync.WaitGroup
 	start.Add(1)
@@ -48,7 +49,11 @@ func (f *fixture) race(n int, method string, path, body func(i int) string) ([]i
 		go func() {
 			defer done.Done()
 			start.Wait()
-			r := f.do(f.h, method, path(i), "", body(i), "Content-Type", "application/json")
+			hdr := []string{"Content-Type", "application/json"}
+			for _, h := range header {
+				hdr = append(hdr, h(i)...)
+			}
+			r := f.do(f.h, method, path(i), "", body(i), hdr...)
 			statuses[i] = r.status
 			codes[i] = errCode(decodeMap(r.body))
 		}()
@@ -134,15 +139,15 @@ func TestConnect_OAuthCallbacksOfOneLinkRace_OneAccount(t *testing.T) {
 			token := f.link(t, `{"userId":"ann","connectors":["epsilon"]}`)
 			cfg := f.offeredConfig(t, token, "epsilon", "oauth2")
 			const n = 5
-			callbacks := make([]string, n)
+			callbacks, cookies := make([]string, n), make([]string, n)
 			for i := range n {
-				st, m, raw := f.page("POST", "/api/connect/"+token+"/authorize", `{"authConfigId":"`+cfg+`"}`)
-				if st != 200 {
-					t.Fatalf("authorize: %d %s", st, raw)
-				}
-				callbacks[i] = fake.approve(t, dataOf(m)["url"].(string), fmt.Sprintf("code-%d", i))
+				var authURL string
+				authURL, cookies[i] = f.authorize(t, token, `{"authConfigId":"`+cfg+`"}`)
+				callbacks[i] = fake.approve(t, authURL, fmt.Sprintf("code-%d", i))
 			}
-			statuses, _ := f.race(n, "GET", func(i int) string { return callbacks[i] }, func(int) string { return "" })
+			statuses, _ := f.race(n, "GET", func(i int) string { return callbacks[i] }, func(int) string { return "" }, func(i int) []string {
+				return []string{"Cookie", cookies[i]}
+			})
 			ok := 0
 			for _, s := range statuses {
 				if s == 200 {

@@ -343,23 +343,21 @@ func TestConnect_OAuthDance(t *testing.T) {
 	_, m, _ := f.page("GET", "/api/connect/"+token, "")
 	cfg := dataOf(m)["connectors"].([]any)[0].(map[string]any)["authConfigs"].([]any)[0].(map[string]any)["id"].(string)
 
-	st, m, raw := f.page("POST", "/api/connect/"+token+"/authorize", `{"authConfigId":"`+cfg+`"}`)
-	if st != 200 || !strings.HasPrefix(dataOf(m)["url"].(string), fake.srv.URL+"/oauth/authorize?") {
-		t.Fatalf("authorize: %d %s", st, raw)
+	authURL, cookie := f.authorize(t, token, `{"authConfigId":"`+cfg+`"}`)
+	if !strings.HasPrefix(authURL, fake.srv.URL+"/oauth/authorize?") {
+		t.Fatalf("authorize: %s", authURL)
 	}
-	callback := fake.approve(t, dataOf(m)["url"].(string), "code-1")
+	callback := fake.approve(t, authURL, "code-1")
 
 	// A refusal at the provider changes nothing.
-	deny := f.do(f.h, "GET", "/api/oauth/callback?error=access_denied&state="+url.QueryEscape(mustQuery(t, callback, "state")), "", "")
+	deny := f.do(f.h, "GET", "/api/oauth/callback?error=access_denied&state="+url.QueryEscape(mustQuery(t, callback, "state")), "", "", "Cookie", cookie)
 	if deny.status != 400 || !strings.Contains(string(deny.body), "declined") {
 		t.Fatalf("access_denied: %d %s", deny.status, deny.body)
 	}
 	// The state was spent by the refusal: start again.
-	if st, m, _ = f.page("POST", "/api/connect/"+token+"/authorize", `{"authConfigId":"`+cfg+`"}`); st != 200 {
-		t.Fatalf("authorize again: %d", st)
-	}
-	callback = fake.approve(t, dataOf(m)["url"].(string), "code-2")
-	r := f.do(f.h, "GET", callback, "", "")
+	authURL, cookie = f.authorize(t, token, `{"authConfigId":"`+cfg+`"}`)
+	callback = fake.approve(t, authURL, "code-2")
+	r := f.do(f.h, "GET", callback, "", "", "Cookie", cookie)
 	if r.status != 200 || !strings.Contains(string(r.body), "Epsilon Notes is connected") || !strings.Contains(string(r.body), "(octo)") ||
 		!strings.Contains(string(r.body), "https://app.example/done?connectionId=") {
 		t.Fatalf("callback: %d %s", r.status, r.body)
@@ -372,7 +370,7 @@ func TestConnect_OAuthDance(t *testing.T) {
 		t.Fatalf("execute with the OAuth account: %d %s", st, raw)
 	}
 	// Replaying the callback changes nothing.
-	if r := f.do(f.h, "GET", callback, "", ""); r.status != 400 || !strings.Contains(string(r.body), "expired or was already completed") {
+	if r := f.do(f.h, "GET", callback, "", "", "Cookie", cookie); r.status != 400 || !strings.Contains(string(r.body), "expired or was already completed") {
 		t.Fatalf("replay: %d %s", r.status, r.body)
 	}
 	if r := f.do(f.h, "GET", "/api/oauth/callback?code=x&state=forged", "", ""); r.status != 400 {

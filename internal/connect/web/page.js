@@ -20,8 +20,11 @@
   }
 
   async function call(method, path, body) {
+    // credentials: the OAuth sign-in's browser cookie must be kept even
+    // when the API is on another origin than this page.
     const res = await fetch(api + path, {
       method, headers: body ? { "Content-Type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined,
+      credentials: "include",
     });
     let data = null;
     try { data = await res.json(); } catch (_) { /* empty body */ }
