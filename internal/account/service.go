@@ -96,6 +96,10 @@ type CreateRequest struct {
 	AuthConfigKey string
 	Name          string
 	Label         *string
+	// LinkID is the connect link the account is stored through, if any: it
+	// is used up in the same transaction, or the request is 410 LINK_USED
+	// and nothing is stored.
+	LinkID string
 }
 
 // Create stores a credential the caller already holds as a new account.
@@ -142,10 +146,13 @@ func (s *Service) Create(ctx context.Context, projectID string, req CreateReques
 	}
 	c, err := s.store.CreateConnection(ctx, store.NewConnection{
 		ID: id, ProjectID: projectID, ConnectorID: con.ID, AuthConfigID: ac.ID, UserID: req.UserID,
-		Global: req.Global, Name: req.Name, Label: req.Label, Scopes: scopes, Credential: sealed,
+		Global: req.Global, Name: req.Name, Label: req.Label, Scopes: scopes, Credential: sealed, UseLinkID: req.LinkID,
 	})
-	if errors.Is(err, store.ErrConflict) {
+	switch {
+	case errors.Is(err, store.ErrConflict):
 		return store.Connection{}, apierr.New(apierr.Conflict, "the user already has a %s account named %q; choose another name", con.ID, req.Name)
+	case errors.Is(err, store.ErrLinkUsed):
+		return store.Connection{}, linkUsed()
 	}
 	return c, err
 }
@@ -239,9 +246,21 @@ func (s *Service) Rename(ctx context.Context, projectID, id, name string) error 
 	return err
 }
 
+// linkUsed is the answer to a second use of a single-use connect link.
+func linkUsed() error {
+	return apierr.New(apierr.LinkUsed, "this connect link was already used; ask for a new one")
+}
+
 // Rotate replaces an account's credential when expectedRevision is current,
 // setting a reauth_required account back to active.
 func (s *Service) Rotate(ctx context.Context, projectID, id string, raw json.RawMessage, expected int64) (int64, error) {
+	return s.RotateThroughLink(ctx, "", projectID, id, raw, expected)
+}
+
+// RotateThroughLink is Rotate for a reconnect through a connect link: the
+// link (when linkID is set) is used up in the same transaction, or the
+// request is 410 LINK_USED and the credential is unchanged.
+func (s *Service) RotateThroughLink(ctx context.Context, linkID, projectID, id string, raw json.RawMessage, expected int64) (int64, error) {
 	c, err := s.Get(ctx, projectID, id)
 	if err != nil {
 		return 0, err
@@ -269,8 +288,10 @@ func (s *Service) Rotate(ctx context.Context, projectID, id string, raw json.Raw
 	if err != nil {
 		return 0, apierr.New(apierr.ExecutionError, "the new credential could not be stored").WithStatus(http.StatusInternalServerError)
 	}
-	rev, err := s.store.RotateCredential(ctx, projectID, id, expected, sealed, scopes)
+	rev, err := s.store.RotateCredentialThroughLink(ctx, linkID, projectID, id, expected, sealed, scopes)
 	switch {
+	case errors.Is(err, store.ErrLinkUsed):
+		return 0, linkUsed()
 	case errors.Is(err, store.ErrNotFound):
 		return 0, notFound(id)
 	case errors.Is(err, store.ErrStaleRevision):

@@ -188,6 +188,11 @@ type OAuth2 struct {
 	AuthorizeParams map[string]string `yaml:"authorizeParams" json:"authorizeParams,omitempty"`
 	// Placement overrides how the access token is sent; Bearer by default.
 	Placement *Placement `yaml:"placement" json:"placement,omitempty"`
+	// AllowedHosts are the hosts a templated authorize or token URL may be
+	// filled to ("*.okta.com", "gitlab.com"), since the project's client
+	// secret goes there; required when either URL has a placeholder. An
+	// auth config's own hosts, set by the operator, replace them.
+	AllowedHosts []string `yaml:"allowedHosts" json:"allowedHosts,omitempty"`
 }
 
 // Placement says where a secret value goes in a request: a header with a

@@ -177,6 +177,14 @@ func (v *validator) authMethod(p string, m *AuthMethod, fields map[string]bool) 
 		if m.OAuth2.Placement != nil {
 			v.placement(p+".oauth2.placement", m.OAuth2.Placement)
 		}
+		if m.Type == AuthOAuth2 && (Templated(m.OAuth2.AuthorizeURL) || Templated(m.OAuth2.TokenURL)) && len(m.OAuth2.AllowedHosts) == 0 {
+			v.add(p+".oauth2.allowedHosts", "is required when the authorize or token URL has a placeholder: the client secret goes to the host the user types")
+		}
+		for i, h := range m.OAuth2.AllowedHosts {
+			if !ValidHostPattern(h) {
+				v.add(fmt.Sprintf("%s.oauth2.allowedHosts[%d]", p, i), "%q is not a host name, host:port or *.domain", h)
+			}
+		}
 	case AuthAPIKey:
 		if m.APIKey == nil {
 			v.add(p+".apiKey", "is required for type api_key (where the key goes)")

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
 
 // authConfigView is an auth config as the admin commands print it; the
@@ -27,19 +28,25 @@ type authConfigView struct {
 	ClientID     string    `json:"clientId,omitempty"`
 	HasSecret    bool      `json:"hasClientSecret"`
 	Scopes       []string  `json:"scopes"`
+	Hosts        []string  `json:"hosts,omitempty"`
 	Implicit     bool      `json:"implicit"`
 	CreatedAt    time.Time `json:"createdAt"`
 }
 
 func viewAuthConfig(a store.AuthConfig) authConfigView {
 	return authConfigView{ID: a.ID, Key: a.Key, ProjectID: a.ProjectID, ConnectorID: a.ConnectorID, AuthMethodID: a.AuthMethodID,
-		Type: a.AuthType, ClientID: a.ClientID, HasSecret: len(a.ClientSecret) > 0, Scopes: a.Scopes, Implicit: a.Implicit, CreatedAt: a.CreatedAt}
+		Type: a.AuthType, ClientID: a.ClientID, HasSecret: len(a.ClientSecret) > 0, Scopes: a.Scopes, Hosts: a.Hosts, Implicit: a.Implicit,
+		CreatedAt: a.CreatedAt}
 }
 
-// adminAuthConfigCreate stores an OAuth (or other) client for a connector:
+// adminAuthConfigCreate stores an OAuth (or other) client for a connector,
+// built in or the project's own (an imported OpenAPI connector):
 // `admin authconfig create --project ID --connector github --type oauth2
-// --client-id … --client-secret … [--scopes …] [--key …]`. A client secret
-// of "-" is read from standard input, so it stays out of shell history.
+// --client-id … --client-secret … [--scopes …] [--key …] [--hosts …]`. A
+// client secret of "-" is read from standard input, so it stays out of
+// shell history. --hosts names the hosts the client may be used with when
+// the connector's OAuth URLs take a user-typed host (a self-managed
+// GitLab); they replace the definition's allowedHosts.
 func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdin io.Reader) error {
 	a := p.adminFlags("authconfig create")
 	projectID := a.fs.String("project", "", "project id (required)")
@@ -50,20 +57,40 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 	clientSecret := a.fs.String("client-secret", "", `OAuth client secret, or "-" to read it from standard input`)
 	scopes := a.fs.String("scopes", "", "scopes to request, space- or comma-separated (default: the connector's)")
 	key := a.fs.String("key", "", "key that names the config in this project (default <connector>_<method>)")
+	hostList := a.fs.String("hosts", "", "hosts the OAuth client may be used with when the connector's OAuth URLs take a user-typed host "+
+		"(gitlab.example.com, *.example.com, host:port), comma-separated; they replace the connector's allowed hosts")
 	pos, err := a.parse(args)
 	if err != nil {
 		return err
 	}
 	if *projectID == "" || *connectorID == "" || len(pos) > 0 {
-		return usagef("usage: switchboard admin authconfig create --project ID --connector ID --type oauth2 --client-id … --client-secret …|- [--scopes …] [--key …]")
+		return usagef("usage: switchboard admin authconfig create --project ID --connector ID --type oauth2 --client-id … --client-secret …|- [--scopes …] [--key …] [--hosts …]")
 	}
-	cat, err := catalog.Load(builtin.FS)
+	hosts := strings.Fields(strings.ReplaceAll(*hostList, ",", " "))
+	for _, h := range hosts {
+		if !catalog.ValidHostPattern(h) {
+			return usagef("--hosts: %q is not a host name, host:port or *.domain", h)
+		}
+	}
+	builtins, err := catalog.Load(builtin.FS)
+	if err != nil {
+		return err
+	}
+	st, err := a.openProject(ctx, *projectID)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	// The project's catalog, so its own connectors (imported OpenAPI
+	// documents with OAuth security schemes) can have a client too.
+	cat, err := upstream.NewCatalogs(builtins, st).For(ctx, *projectID)
 	if err != nil {
 		return err
 	}
 	con, ok := cat.Connector(*connectorID)
 	if !ok {
-		return fmt.Errorf("no connector %q; 'switchboard catalog export' lists them", *connectorID)
+		return fmt.Errorf("project %s has no connector %q; 'switchboard admin connectors list --project %s' lists its own and 'switchboard catalog export' the built-in ones",
+			*projectID, *connectorID, *projectID)
 	}
 	var method *catalog.AuthMethod
 	for i := range con.AuthMethods {
@@ -75,6 +102,9 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 	}
 	if method == nil {
 		return fmt.Errorf("%s has no auth method of type %s", con.ID, *typ)
+	}
+	if len(hosts) > 0 && (method.OAuth2 == nil || !catalog.Templated(method.OAuth2.AuthorizeURL) && !catalog.Templated(method.OAuth2.TokenURL)) {
+		return usagef("--hosts is only for a connector whose OAuth URLs take a user-typed host; %s's %s URLs are fixed", con.ID, method.ID)
 	}
 	needsClient := method.Type == catalog.AuthOAuth2
 	if *clientSecret == "-" {
@@ -94,18 +124,13 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 	if *key == "" {
 		*key = con.ID + "_" + method.ID
 	}
-	st, err := a.openProject(ctx, *projectID)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	ring, err := loadKeyring(ctx, a.cfg, st, p.stderrLogger())
 	if err != nil {
 		return err
 	}
 	svc := account.NewService(st, ring, cat)
 	ac := store.AuthConfig{ID: store.NewID(), ProjectID: *projectID, ConnectorID: con.ID, Key: *key, AuthMethodID: method.ID,
-		AuthType: method.Type, ClientID: *clientID, Scopes: scopeList}
+		AuthType: method.Type, ClientID: *clientID, Scopes: scopeList, Hosts: hosts}
 	if *clientSecret != "" {
 		if ac.ClientSecret, err = svc.SealClientSecret(ac.ID, *clientSecret); err != nil {
 			return err

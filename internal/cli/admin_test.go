@@ -348,3 +348,48 @@ func TestAdminOpenAPIImport_ReimportReportsChanges(t *testing.T) {
 		t.Fatalf("remove: %d", code)
 	}
 }
+
+// TestAdminAuthConfig_ImportedConnectorAndHosts: an imported OpenAPI
+// connector with an OAuth security scheme takes an OAuth client like a
+// built-in one (or its tokens could never be refreshed), and --hosts sets
+// the hosts a client of a connector with a user-typed OAuth host may be
+// used with.
+func TestAdminAuthConfig_ImportedConnectorAndHosts(t *testing.T) {
+	t.Parallel()
+	env := dbEnv(t)
+	proj := newProject(t, env)
+	if code, out, stderr := runCLI(t, env, "admin", "openapi", "import", "--project", proj.ID, "--id", "shop", "../upstream/testdata/shop-30.yaml",
+		"--base-url", "https://eu.shop.example/v1", "--json"); code != 0 {
+		t.Fatalf("import: %d %s %s", code, out, stderr)
+	}
+	code, out, stderr := runCLI(t, env, "admin", "authconfig", "create", "--project", proj.ID, "--connector", "shop", "--type", "oauth2",
+		"--client-id", "shop-client", "--client-secret", "shop-secret", "--json")
+	if code != 0 || !strings.Contains(out, `"connectorId": "shop"`) || !strings.Contains(out, `"hasClientSecret": true`) || strings.Contains(out, "shop-secret") {
+		t.Fatalf("auth config for an imported connector: %d %s %s", code, out, stderr)
+	}
+	// Another project does not see this project's connector.
+	other := newProject(t, env)
+	if code, _, stderr := runCLI(t, env, "admin", "authconfig", "create", "--project", other.ID, "--connector", "shop", "--type", "oauth2",
+		"--client-id", "c", "--client-secret", "s"); code != exitError || !strings.Contains(stderr, `no connector "shop"`) {
+		t.Fatalf("another project's connector: %d %s", code, stderr)
+	}
+
+	code, out, stderr = runCLI(t, env, "admin", "authconfig", "create", "--project", proj.ID, "--connector", "gitlab", "--type", "oauth2",
+		"--client-id", "gl", "--client-secret", "gl-secret", "--hosts", "gitlab.corp.example, git2.corp.example:8443", "--json")
+	if code != 0 || !strings.Contains(out, `"gitlab.corp.example"`) || !strings.Contains(out, `"git2.corp.example:8443"`) {
+		t.Fatalf("hosts: %d %s %s", code, out, stderr)
+	}
+	if code, out, _ := runCLI(t, env, "admin", "authconfig", "list", "--project", proj.ID, "--connector", "gitlab", "--json"); code != 0 || !strings.Contains(out, `"git2.corp.example:8443"`) {
+		t.Fatalf("list hosts: %d %s", code, out)
+	}
+	for _, c := range []struct{ connector, hosts, want string }{
+		{"gitlab", "https://gitlab.corp.example/", "not a host name"},
+		{"gitlab", "*", "not a host name"},
+		{"github", "github.example.com", "only for a connector whose OAuth URLs take a user-typed host"},
+	} {
+		if code, _, stderr := runCLI(t, env, "admin", "authconfig", "create", "--project", proj.ID, "--connector", c.connector, "--type", "oauth2",
+			"--client-id", "x", "--client-secret", "y", "--key", "k-"+c.connector, "--hosts", c.hosts); code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Fatalf("--hosts %q on %s: %d %s", c.hosts, c.connector, code, stderr)
+		}
+	}
+}

@@ -111,7 +111,7 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 
 	catalogs := upstream.NewCatalogs(cat, st)
 	page := connect.NewPage(connect.PageOptions{Links: links, Store: st, Catalog: cat, Projects: catalogs, Accounts: accounts, Executor: executor,
-		Keyring: ring, Client: guard.Client(), Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL})
+		Keyring: ring, Guard: guard, Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL})
 
 	api := httpapi.New(httpapi.Options{
 		Store: st, Logger: log, Catalog: cat, Catalogs: catalogs, Logos: builtin.FS, Accounts: accounts, Executor: executor,

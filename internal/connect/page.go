@@ -2,25 +2,19 @@ package connect
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"slices"
-	"strings"
 	"time"
-
-	"golang.org/x/oauth2"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
@@ -43,8 +37,9 @@ type PageOptions struct {
 	Accounts *account.Service
 	Executor *execute.Executor
 	Keyring  *secret.Keyring
-	// Client is the guarded outbound client used for token exchange.
-	Client *http.Client
+	// Guard gives the token exchange of each connector the client of its
+	// outbound scope.
+	Guard *netguard.Guard
 	Logger *slog.Logger
 	// BaseURL is {base_url} (the OAuth callback) and AssetsURL {assets_url}.
 	BaseURL   string
@@ -139,6 +134,8 @@ type Field struct {
 	Secret      bool   `json:"secret"`
 	Placeholder string `json:"placeholder,omitempty"`
 	Group       string `json:"group,omitempty"`
+	// Default is the value used when the user leaves the field empty.
+	Default string `json:"default,omitempty"`
 }
 
 // OfferedConfig is an auth config the link offers.
@@ -275,7 +272,7 @@ func fieldsOf(c *catalog.Connector, m *catalog.AuthMethod) []Field {
 		if f.FromToken != "" && m.Type == catalog.AuthOAuth2 {
 			continue
 		}
-		out = append(out, Field{Name: f.Name, Label: f.Label, Placeholder: f.Example})
+		out = append(out, Field{Name: f.Name, Label: f.Label, Placeholder: f.Example, Default: f.Default})
 	}
 	if out == nil {
 		out = []Field{}
@@ -322,20 +319,47 @@ func (p *Page) Get(ctx context.Context, token string) (View, error) {
 	return v, nil
 }
 
-// accounts lists the user's own accounts of the offered connectors.
+// accounts lists the user's own accounts of the link's connectors.
 func (p *Page) accounts(ctx context.Context, l store.ConnectLink) ([]account.PublicView, error) {
+	inScope, err := p.scope(ctx, l)
+	if err != nil {
+		return nil, err
+	}
 	conns, err := p.Store.ListConnections(ctx, l.ProjectID, l.UserID)
 	if err != nil {
 		return nil, err
 	}
 	out := []account.PublicView{}
 	for _, c := range conns {
-		if c.Global || (len(l.Connectors) > 0 && !slices.Contains(l.Connectors, c.ConnectorID)) {
+		if c.Global || !inScope(c.ConnectorID) {
 			continue
 		}
 		out = append(out, account.Public(c))
 	}
 	return out, nil
+}
+
+// scope reports which connectors' accounts a link may show and manage:
+// the link's connectors, or the connectors of its auth configs, or every
+// connector when the link names neither.
+func (p *Page) scope(ctx context.Context, l store.ConnectLink) (func(connectorID string) bool, error) {
+	switch {
+	case len(l.Connectors) > 0:
+		return func(id string) bool { return slices.Contains(l.Connectors, id) }, nil
+	case len(l.AuthConfigs) > 0:
+		configs, err := p.Store.ListAuthConfigs(ctx, l.ProjectID, "")
+		if err != nil {
+			return nil, err
+		}
+		var ids []string
+		for _, ac := range configs {
+			if slices.Contains(l.AuthConfigs, ac.Key) {
+				ids = append(ids, ac.ConnectorID)
+			}
+		}
+		return func(id string) bool { return slices.Contains(ids, id) }, nil
+	}
+	return func(string) bool { return true }, nil
 }
 
 // config returns an offered auth config of the link, or 403 FORBIDDEN.
@@ -403,17 +427,16 @@ func (p *Page) SaveAccount(ctx context.Context, token string, r AccountRequest) 
 		if err != nil {
 			return account.PublicView{}, false, err
 		}
-		if _, err := p.Accounts.Rotate(ctx, l.ProjectID, conn.ID, raw, conn.Revision); err != nil {
+		// The link is used up in the rotation's own transaction, so racing
+		// requests rotate once and the others are 410 LINK_USED.
+		if _, err := p.Accounts.RotateThroughLink(ctx, l.ID, l.ProjectID, conn.ID, raw, conn.Revision); err != nil {
 			return account.PublicView{}, false, fieldsError(err)
-		}
-		if err := p.use(ctx, l); err != nil {
-			return account.PublicView{}, false, err
 		}
 		conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
 		return account.Public(conn), false, nil
 	}
 	conn, err := p.Accounts.Create(ctx, l.ProjectID, account.CreateRequest{ConnectorID: c.ID, UserID: l.UserID, Credential: raw,
-		AuthConfigKey: ac.Key, Name: r.Name})
+		AuthConfigKey: ac.Key, Name: r.Name, LinkID: l.ID})
 	if err != nil {
 		if e, ok := apierr.As(err); ok && e.Code == apierr.Conflict {
 			return account.PublicView{}, false, apierr.New(apierr.NameTaken, "you already have a %s account named %q", c.Name, r.Name)
@@ -421,9 +444,6 @@ func (p *Page) SaveAccount(ctx context.Context, token string, r AccountRequest) 
 		return account.PublicView{}, false, fieldsError(err)
 	}
 	p.label(ctx, conn)
-	if err := p.use(ctx, l); err != nil {
-		return account.PublicView{}, false, err
-	}
 	conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
 	return account.Public(conn), true, nil
 }
@@ -442,23 +462,25 @@ func fieldsError(err error) error {
 	return e
 }
 
+// ownAccount returns one of the link user's accounts of connector, or, when
+// connector is "", of any connector within the link's scope. Any other
+// account is 404 NOT_FOUND, whether or not it exists.
 func (p *Page) ownAccount(ctx context.Context, l store.ConnectLink, id, connector string) (store.Connection, error) {
+	notYours := apierr.New(apierr.NotFound, "no such account of yours through this link")
 	conn, err := p.Store.GetConnection(ctx, l.ProjectID, id)
 	if err != nil || conn.Global || conn.UserID != l.UserID || (connector != "" && conn.ConnectorID != connector) {
-		return store.Connection{}, apierr.New(apierr.NotFound, "no such account of yours")
+		return store.Connection{}, notYours
+	}
+	if connector == "" {
+		inScope, err := p.scope(ctx, l)
+		if err != nil {
+			return store.Connection{}, err
+		}
+		if !inScope(conn.ConnectorID) {
+			return store.Connection{}, notYours
+		}
 	}
 	return conn, nil
-}
-
-func (p *Page) use(ctx context.Context, l store.ConnectLink) error {
-	ok, err := p.Store.UseConnectLink(ctx, l.ID)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return apierr.New(apierr.LinkUsed, "this connect link was already used; ask for a new one")
-	}
-	return nil
 }
 
 // label names an account with its provider identity, best effort.
@@ -481,225 +503,6 @@ func (p *Page) label(ctx context.Context, conn store.Connection) {
 	if v := execute.SelectPath(res, c.Identity.Label); v != nil {
 		_ = p.Store.SetConnectionLabel(ctx, conn.ID, fmt.Sprint(v))
 	}
-}
-
-// AuthorizeRequest is the body of POST /api/connect/:token/authorize.
-type AuthorizeRequest struct {
-	AuthConfigID string
-	Name         string
-	ConnectionID string
-}
-
-// Authorize starts an OAuth authorization code flow and returns the
-// provider URL to send the user to. The state is random, stored hashed and
-// single use; PKCE is used where the provider supports it.
-func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) (string, error) {
-	l, err := p.active(ctx, token)
-	if err != nil {
-		return "", err
-	}
-	ctx = p.projectContext(ctx, l.ProjectID)
-	if r.AuthConfigID == "" {
-		return "", apierr.Validation(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"authConfigId"}, Message: "is required"})
-	}
-	ac, c, m, err := p.config(ctx, l, r.AuthConfigID)
-	if err != nil {
-		return "", err
-	}
-	if m.Type != catalog.AuthOAuth2 {
-		return "", apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"authConfigId"},
-			Message: "this auth config takes fields: send them with POST …/accounts"})
-	}
-	if ac.ClientID == "" {
-		return "", apierr.New(apierr.ConnectorUnavailable, "%s has no OAuth client configured in this project", c.ID)
-	}
-	if r.ConnectionID != "" {
-		if _, err := p.ownAccount(ctx, l, r.ConnectionID, c.ID); err != nil {
-			return "", err
-		}
-	}
-	if r.Name != "" {
-		conns, err := p.Store.ConnectorConnections(ctx, l.ProjectID, l.UserID, c.ID)
-		if err != nil {
-			return "", err
-		}
-		if slices.ContainsFunc(conns, func(x store.Connection) bool { return !x.Global && x.Name == r.Name }) {
-			return "", apierr.New(apierr.NameTaken, "you already have a %s account named %q", c.Name, r.Name)
-		}
-	}
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return "", err
-	}
-	state := base64.RawURLEncoding.EncodeToString(raw[:])
-	st := store.OAuthState{ID: store.NewID(), StateHash: apikey.Hash(state), LinkID: l.ID, AuthConfigID: ac.ID,
-		ConnectionID: r.ConnectionID, Name: r.Name, ExpiresAt: p.Now().Add(15 * time.Minute)}
-	conf := p.oauthConfig(ac, m, "")
-	var opts []oauth2.AuthCodeOption
-	for k, v := range m.OAuth2.AuthorizeParams {
-		opts = append(opts, oauth2.SetAuthURLParam(k, v))
-	}
-	if m.OAuth2.PKCE {
-		verifier := oauth2.GenerateVerifier()
-		if st.Verifier, err = p.Keyring.Seal([]byte(verifier), secret.AAD("oauth_state.verifier", st.ID)); err != nil {
-			return "", err
-		}
-		opts = append(opts, oauth2.S256ChallengeOption(verifier))
-	}
-	if err := p.Store.CreateOAuthState(ctx, st); err != nil {
-		return "", err
-	}
-	authURL := conf.AuthCodeURL(state, opts...)
-	if sep := m.OAuth2.ScopeSeparator; sep != "" && sep != " " && len(conf.Scopes) > 0 {
-		u, _ := url.Parse(authURL)
-		q := u.Query()
-		q.Set("scope", strings.Join(conf.Scopes, sep))
-		u.RawQuery = q.Encode()
-		authURL = u.String()
-	}
-	return authURL, nil
-}
-
-func (p *Page) oauthConfig(ac store.AuthConfig, m *catalog.AuthMethod, clientSecret string) *oauth2.Config {
-	scopes := ac.Scopes
-	if len(scopes) == 0 {
-		scopes = m.OAuth2.Scopes
-	}
-	style := oauth2.AuthStyleInHeader
-	if m.OAuth2.TokenAuthStyle == "body" {
-		style = oauth2.AuthStyleInParams
-	}
-	return &oauth2.Config{ClientID: ac.ClientID, ClientSecret: clientSecret, Scopes: scopes, RedirectURL: p.BaseURL + CallbackPath,
-		Endpoint: oauth2.Endpoint{AuthURL: m.OAuth2.AuthorizeURL, TokenURL: m.OAuth2.TokenURL, AuthStyle: style}}
-}
-
-// CallbackResult is what the callback page shows.
-type CallbackResult struct {
-	OK          bool
-	Message     string
-	Connector   string
-	Connection  *account.PublicView
-	RedirectURL string
-}
-
-// Callback completes an OAuth flow: it consumes the state, exchanges the
-// code, stores the tokens sealed, labels the account, and uses the link. A
-// provider error, or a bad or replayed state, changes nothing.
-func (p *Page) Callback(ctx context.Context, q url.Values) CallbackResult {
-	fail := func(msg string) CallbackResult { return CallbackResult{Message: msg} }
-	if q.Get("state") == "" {
-		return fail("This sign-in is not valid: it carries no state. Start again from your connect link.")
-	}
-	st, err := p.Store.TakeOAuthState(ctx, apikey.Hash(q.Get("state")))
-	if err != nil {
-		return fail("This sign-in has expired or was already completed. Start again from your connect link.")
-	}
-	l, err := p.Store.ConnectLinkByID(ctx, st.LinkID)
-	if err != nil {
-		return fail("The connect link of this sign-in no longer exists.")
-	}
-	ctx = p.projectContext(ctx, l.ProjectID)
-	redirect := func(r CallbackResult) CallbackResult {
-		if l.RedirectURL != "" {
-			u, _ := url.Parse(l.RedirectURL)
-			qq := u.Query()
-			if r.OK {
-				qq.Set("status", "success")
-				qq.Set("connectionId", r.Connection.ID)
-			} else {
-				qq.Set("status", "error")
-			}
-			u.RawQuery = qq.Encode()
-			r.RedirectURL = u.String()
-		}
-		return r
-	}
-	if e := q.Get("error"); e != "" {
-		msg := "The provider did not grant access"
-		if e == "access_denied" {
-			msg = "You declined access, so nothing was connected"
-		}
-		return redirect(fail(msg + ". You can start again from your connect link."))
-	}
-	if l.UsedAt != nil || !p.Now().Before(l.ExpiresAt) {
-		return fail("This connect link was already used or has expired.")
-	}
-	ac, err := p.Store.GetAuthConfig(ctx, l.ProjectID, st.AuthConfigID)
-	if err != nil {
-		return fail("The sign-in's configuration was removed.")
-	}
-	c, ok := p.catalog(ctx, l.ProjectID).Connector(ac.ConnectorID)
-	if !ok {
-		return fail("This application is no longer available.")
-	}
-	m := c.AuthMethod(ac.AuthMethodID)
-	if m == nil || m.OAuth2 == nil {
-		return fail("This application's sign-in method is no longer available.")
-	}
-	clientSecret, err := p.Accounts.ClientSecret(ac)
-	if err != nil {
-		return fail("The application's OAuth client cannot be read on the server; tell the service's administrator.")
-	}
-	var opts []oauth2.AuthCodeOption
-	if len(st.Verifier) > 0 {
-		v, err := p.Keyring.Open(st.Verifier, secret.AAD("oauth_state.verifier", st.ID))
-		if err != nil {
-			return fail("This sign-in cannot be completed on the server; start again.")
-		}
-		opts = append(opts, oauth2.VerifierOption(string(v)))
-	}
-	octx := context.WithValue(ctx, oauth2.HTTPClient, p.Client)
-	tok, err := p.oauthConfig(ac, m, clientSecret).Exchange(octx, q.Get("code"), opts...)
-	if err != nil {
-		p.Logger.WarnContext(ctx, "OAuth code exchange failed", "connector", c.ID)
-		return redirect(fail("The provider refused the sign-in. Start again from your connect link."))
-	}
-	cred := map[string]any{"type": "oauth2", "accessToken": tok.AccessToken}
-	if tok.RefreshToken != "" {
-		cred["refreshToken"] = tok.RefreshToken
-	}
-	if !tok.Expiry.IsZero() {
-		cred["expiresAt"] = tok.Expiry
-	}
-	for _, f := range c.ConnectionFields {
-		if f.FromToken != "" {
-			if v, ok := tok.Extra(f.FromToken).(string); ok {
-				cred[f.Name] = strings.TrimPrefix(strings.TrimPrefix(v, "https://"), "http://")
-			}
-		}
-	}
-	raw, _ := json.Marshal(cred)
-	var conn store.Connection
-	if st.ConnectionID != "" {
-		old, err := p.ownAccount(ctx, l, st.ConnectionID, c.ID)
-		if err != nil {
-			return fail("The account to reconnect no longer exists.")
-		}
-		if _, err := p.Accounts.Rotate(ctx, l.ProjectID, old.ID, raw, old.Revision); err != nil {
-			return fail("The new sign-in could not be stored; start again.")
-		}
-		conn, _ = p.Store.GetConnection(ctx, l.ProjectID, old.ID)
-	} else {
-		conn, err = p.Accounts.Create(ctx, l.ProjectID, account.CreateRequest{ConnectorID: c.ID, UserID: l.UserID, Credential: raw,
-			AuthConfigKey: ac.Key, Name: st.Name})
-		if err != nil {
-			return fail("The account could not be stored: " + publicMessage(err))
-		}
-	}
-	p.label(ctx, conn)
-	if ok, _ := p.Store.UseConnectLink(ctx, l.ID); !ok {
-		p.Logger.InfoContext(ctx, "a connect link was used twice at once; the account is stored", "link_id", l.ID)
-	}
-	conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
-	pv := account.Public(conn)
-	return redirect(CallbackResult{OK: true, Message: c.Name + " is connected.", Connector: c.Name, Connection: &pv})
-}
-
-func publicMessage(err error) string {
-	if e, ok := apierr.As(err); ok {
-		return e.Message
-	}
-	return "an internal error occurred"
 }
 
 // SelfManage returns the link if its project lets users manage accounts.

@@ -213,12 +213,15 @@ func (e *Executor) doRefresh(ctx context.Context, conn store.Connection, cred ac
 	if err != nil {
 		return cred, err
 	}
-	base, err := baseURLFromTemplate(m.OAuth2.TokenURL, cred.Connection)
+	// The project's client secret goes to the token URL: a host filled from
+	// the account's fields must be one the auth config's client may be used
+	// with, as at the Connect page's code exchange.
+	tokenURL, err := catalog.OAuthURL(m.OAuth2.TokenURL, cred.Connection, account.OAuthHosts(ac, m))
 	if err != nil {
-		return cred, err
+		return cred, refreshURLError(conn, ac, m, err)
 	}
 	conf := &oauth2.Config{ClientID: ac.ClientID, ClientSecret: clientSecret, Endpoint: oauth2.Endpoint{
-		TokenURL: base, AuthStyle: authStyle(m.OAuth2.TokenAuthStyle)}}
+		TokenURL: tokenURL, AuthStyle: authStyle(m.OAuth2.TokenAuthStyle)}}
 	octx := context.WithValue(ctx, oauth2.HTTPClient, e.clientFor(conn.ConnectorID))
 	tok, err := conf.TokenSource(octx, &oauth2.Token{RefreshToken: cred.RefreshToken}).Token()
 	if err != nil {
@@ -261,6 +264,20 @@ func authStyle(s string) oauth2.AuthStyle {
 		return oauth2.AuthStyleInParams
 	}
 	return oauth2.AuthStyleInHeader
+}
+
+// refreshURLError explains why an account's token URL was refused.
+func refreshURLError(conn store.Connection, ac store.AuthConfig, m *catalog.AuthMethod, err error) error {
+	var ue *catalog.OAuthURLError
+	switch {
+	case !errors.As(err, &ue):
+		return err
+	case ue.Field != "":
+		return apierr.New(apierr.ExecutionError, "connection %s has no %s, which its token URL needs; reconnect it", conn.ID, ue.Field)
+	}
+	return apierr.New(apierr.ExecutionError,
+		"connection %s's token URL is on %s, which auth config %s's OAuth client may not be used with (allowed: %s); the token is not refreshed: reconnect the account on an allowed host, or an admin can allow the host with 'switchboard admin authconfig create --hosts'",
+		conn.ID, ue.Host, ac.Key, strings.Join(account.OAuthHosts(ac, m), ", "))
 }
 
 // baseURLFromTemplate fills {field} placeholders of an OAuth URL.

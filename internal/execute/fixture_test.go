@@ -218,8 +218,17 @@ func (e *env) connect(user string, credential map[string]any) store.Connection {
 	return c
 }
 
-// oauthConfig creates the explicit OAuth auth config with a sealed client secret.
+// oauthConfig creates the explicit OAuth auth config with a sealed client
+// secret, allowed (as an operator would allow a self-hosted provider) on
+// the fake provider's host.
 func (e *env) oauthConfig() store.AuthConfig {
+	e.t.Helper()
+	return e.oauthConfigOn(e.fake.host())
+}
+
+// oauthConfigOn creates the explicit OAuth auth config with the given
+// operator hosts (none: the definition's allowedHosts).
+func (e *env) oauthConfigOn(hosts ...string) store.AuthConfig {
 	e.t.Helper()
 	id := store.NewID()
 	sealed, err := e.accounts.SealClientSecret(id, "client-secret-1")
@@ -227,7 +236,7 @@ func (e *env) oauthConfig() store.AuthConfig {
 		e.t.Fatal(err)
 	}
 	ac, err := e.store.CreateAuthConfig(context.Background(), store.AuthConfig{ID: id, ProjectID: e.project.ID, ConnectorID: "acme",
-		Key: "acme-oauth", AuthMethodID: "oauth2", AuthType: "oauth2", ClientID: "client-1", ClientSecret: sealed})
+		Key: "acme-oauth", AuthMethodID: "oauth2", AuthType: "oauth2", ClientID: "client-1", ClientSecret: sealed, Hosts: hosts})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -64,6 +64,9 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) {
 		h.Set("Access-Control-Allow-Origin", o)
 		h.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE")
 		h.Set("Access-Control-Allow-Headers", "Content-Type")
+		// A web app on another origin than the API must be able to keep the
+		// cookie that authorize sets (it is only ever sent to the callback).
+		h.Set("Access-Control-Allow-Credentials", "true")
 		h.Set("Vary", "Origin")
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -91,18 +94,22 @@ func (s *Server) handleConnectGet(w http.ResponseWriter, r *http.Request) error 
 func (s *Server) handleConnectAuthorize(w http.ResponseWriter, r *http.Request) error {
 	s.cors(w, r)
 	var body struct {
-		AuthConfigID string `json:"authConfigId"`
-		Name         string `json:"name"`
-		ConnectionID string `json:"connectionId"`
+		AuthConfigID string         `json:"authConfigId"`
+		Name         string         `json:"name"`
+		ConnectionID string         `json:"connectionId"`
+		Fields       map[string]any `json:"fields"`
 	}
 	if err := s.decodeBody(w, r, &body).Err(); err != nil {
 		return err
 	}
-	u, err := s.page.Authorize(r.Context(), r.PathValue("token"), connect.AuthorizeRequest{AuthConfigID: body.AuthConfigID, Name: body.Name, ConnectionID: body.ConnectionID})
+	a, err := s.page.Authorize(r.Context(), r.PathValue("token"), connect.AuthorizeRequest{AuthConfigID: body.AuthConfigID, Name: body.Name,
+		ConnectionID: body.ConnectionID, Fields: body.Fields})
 	if err != nil {
 		return err
 	}
-	respond(w, http.StatusOK, map[string]string{"url": u})
+	// The cookie binds the sign-in to this browser; the callback needs it.
+	http.SetCookie(w, a.Cookie)
+	respond(w, http.StatusOK, map[string]string{"url": a.URL})
 	return nil
 }
 
@@ -173,7 +180,16 @@ func (s *Server) handleConnectRemove(w http.ResponseWriter, r *http.Request) err
 // handleOAuthCallback is GET /api/oauth/callback: it completes the flow and
 // shows the result page (and sends the user on to the link's redirectUrl).
 func (s *Server) handleOAuthCallback(w http.ResponseWriter, r *http.Request) error {
-	res := s.page.Callback(r.Context(), r.URL.Query())
+	q := r.URL.Query()
+	var nonce string
+	if state := q.Get("state"); state != "" {
+		if c, err := r.Cookie(connect.BrowserCookieName(state)); err == nil {
+			nonce = c.Value
+		}
+		// The sign-in is over either way (its state is spent).
+		http.SetCookie(w, s.page.ClearBrowserCookie(state))
+	}
+	res := s.page.Callback(r.Context(), q, nonce)
 	s.pageHeaders(w)
 	var buf bytes.Buffer
 	if err := connect.Templates.ExecuteTemplate(&buf, "callback.html", res); err != nil {

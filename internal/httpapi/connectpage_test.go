@@ -29,6 +29,11 @@ type oauthFake struct {
 	challenges map[string]string // code -> code_challenge
 	exchanges  int
 	redirect   string // the redirect URI the client must use
+	// identityGate holds each zeta identity call until this many have
+	// arrived (at most half a second): the provider's identity call is the
+	// slow part of storing an account, and the gate makes it slow on
+	// purpose so concurrent requests overlap.
+	identityGate, identityCalls int
 }
 
 func newOAuthFake(t *testing.T) *oauthFake {
@@ -65,6 +70,19 @@ func newOAuthFake(t *testing.T) *oauthFake {
 				return
 			}
 			_, _ = io.WriteString(w, `{"user":{"login":"octo"}}`)
+		case "/zeta/me":
+			f.mu.Lock()
+			f.identityCalls++
+			f.mu.Unlock()
+			for deadline := time.Now().Add(500 * time.Millisecond); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+				f.mu.Lock()
+				n, gate := f.identityCalls, f.identityGate
+				f.mu.Unlock()
+				if n >= gate {
+					break
+				}
+			}
+			_, _ = io.WriteString(w, `{"login":"zed"}`)
 		default:
 			fakeDelta(w, r) // the same server also stands for the delta provider
 		}
@@ -125,6 +143,48 @@ tools:
     request: {method: GET, path: /me}
 `, fake.srv.URL))}
 	mfs["logos/epsilon.svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
+	mfs["connectors/zeta.yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf(`
+id: zeta
+name: Zeta Desk
+description: A test help desk whose API keys are labelled with the provider identity, for the connect tests.
+category: productivity
+api: {baseUrl: "%[1]s/zeta"}
+authMethods:
+  - {id: api_key, type: api_key, name: API key, apiKey: {in: header, name: X-Zeta-Key}}
+identity: {method: GET, path: /me, label: login}
+tools:
+  - id: zeta_get_me
+    name: Get me
+    description: Returns the Zeta user of the API key, for the connect tests.
+    effect: read
+    inputSchema: {type: object, properties: {}, additionalProperties: false}
+    request: {method: GET, path: /me}
+`, fake.srv.URL))}
+	mfs["logos/zeta.svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
+	mfs["connectors/theta.yaml"] = &fstest.MapFile{Data: []byte(`
+id: theta
+name: Theta Git
+description: A test code host on GitLab's model, self-managed on a host the user types, for the connect tests.
+category: developer-tools
+api: {baseUrl: "https://{host}/api"}
+connectionFields:
+  - {name: host, label: Theta host, pattern: "[A-Za-z0-9.-]+(:[0-9]{1,5})?", example: git.theta.test}
+authMethods:
+  - id: oauth2
+    type: oauth2
+    name: Theta sign-in
+    oauth2: {authorizeUrl: "https://{host}/oauth/authorize", tokenUrl: "https://{host}/oauth/token", scopes: [read, write], pkce: true,
+      tokenAuthStyle: body, refresh: true, authorizeParams: {access_type: offline}, allowedHosts: ["*.theta.test"]}
+identity: {method: GET, path: /me, label: user.login}
+tools:
+  - id: theta_get_me
+    name: Get me
+    description: Returns the signed-in Theta user, for the connect tests.
+    effect: read
+    inputSchema: {type: object, properties: {}, additionalProperties: false}
+    request: {method: GET, path: /me}
+`)}
+	mfs["logos/theta.svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
 	cat, err := catalog.Load(mfs)
 	if err != nil {
 		t.Fatal(err)
@@ -134,8 +194,14 @@ tools:
 
 func setupConnect(t *testing.T) (*fixture, *oauthFake) {
 	t.Helper()
+	return setupConnectOn(t, storetest.OpenSQLite)
+}
+
+// setupConnectOn is setupConnect on the store open makes.
+func setupConnectOn(t *testing.T, open storetest.Opener) (*fixture, *oauthFake) {
+	t.Helper()
 	fake := newOAuthFake(t)
-	f := setupWith(t, storetest.OpenSQLite, connectCatalog(t, fake), fake.srv)
+	f := setupWith(t, open, connectCatalog(t, fake), fake.srv)
 	id := store.NewID()
 	sealed, err := f.srv.accounts.SealClientSecret(id, "eps-secret")
 	if err != nil {
@@ -277,23 +343,21 @@ func TestConnect_OAuthDance(t *testing.T) {
 	_, m, _ := f.page("GET", "/api/connect/"+token, "")
 	cfg := dataOf(m)["connectors"].([]any)[0].(map[string]any)["authConfigs"].([]any)[0].(map[string]any)["id"].(string)
 
-	st, m, raw := f.page("POST", "/api/connect/"+token+"/authorize", `{"authConfigId":"`+cfg+`"}`)
-	if st != 200 || !strings.HasPrefix(dataOf(m)["url"].(string), fake.srv.URL+"/oauth/authorize?") {
-		t.Fatalf("authorize: %d %s", st, raw)
+	authURL, cookie := f.authorize(t, token, `{"authConfigId":"`+cfg+`"}`)
+	if !strings.HasPrefix(authURL, fake.srv.URL+"/oauth/authorize?") {
+		t.Fatalf("authorize: %s", authURL)
 	}
-	callback := fake.approve(t, dataOf(m)["url"].(string), "code-1")
+	callback := fake.approve(t, authURL, "code-1")
 
 	// A refusal at the provider changes nothing.
-	deny := f.do(f.h, "GET", "/api/oauth/callback?error=access_denied&state="+url.QueryEscape(mustQuery(t, callback, "state")), "", "")
+	deny := f.do(f.h, "GET", "/api/oauth/callback?error=access_denied&state="+url.QueryEscape(mustQuery(t, callback, "state")), "", "", "Cookie", cookie)
 	if deny.status != 400 || !strings.Contains(string(deny.body), "declined") {
 		t.Fatalf("access_denied: %d %s", deny.status, deny.body)
 	}
 	// The state was spent by the refusal: start again.
-	if st, m, _ = f.page("POST", "/api/connect/"+token+"/authorize", `{"authConfigId":"`+cfg+`"}`); st != 200 {
-		t.Fatalf("authorize again: %d", st)
-	}
-	callback = fake.approve(t, dataOf(m)["url"].(string), "code-2")
-	r := f.do(f.h, "GET", callback, "", "")
+	authURL, cookie = f.authorize(t, token, `{"authConfigId":"`+cfg+`"}`)
+	callback = fake.approve(t, authURL, "code-2")
+	r := f.do(f.h, "GET", callback, "", "", "Cookie", cookie)
 	if r.status != 200 || !strings.Contains(string(r.body), "Epsilon Notes is connected") || !strings.Contains(string(r.body), "(octo)") ||
 		!strings.Contains(string(r.body), "https://app.example/done?connectionId=") {
 		t.Fatalf("callback: %d %s", r.status, r.body)
@@ -306,7 +370,7 @@ func TestConnect_OAuthDance(t *testing.T) {
 		t.Fatalf("execute with the OAuth account: %d %s", st, raw)
 	}
 	// Replaying the callback changes nothing.
-	if r := f.do(f.h, "GET", callback, "", ""); r.status != 400 || !strings.Contains(string(r.body), "expired or was already completed") {
+	if r := f.do(f.h, "GET", callback, "", "", "Cookie", cookie); r.status != 400 || !strings.Contains(string(r.body), "expired or was already completed") {
 		t.Fatalf("replay: %d %s", r.status, r.body)
 	}
 	if r := f.do(f.h, "GET", "/api/oauth/callback?code=x&state=forged", "", ""); r.status != 400 {

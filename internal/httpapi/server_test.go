@@ -132,7 +132,7 @@ func setupBase(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provid
 		BaseURL: base, Now: clock.Now})
 	catalogs := upstream.NewCatalogs(cat, st)
 	page := connect.NewPage(connect.PageOptions{Links: links, Store: st, Catalog: cat, Projects: catalogs, Accounts: accounts, Executor: exec,
-		Keyring: ring, Client: guard.Client(), Logger: log, BaseURL: base, AssetsURL: base + "/assets", Now: clock.Now})
+		Keyring: ring, Guard: guard, Logger: log, BaseURL: base, AssetsURL: base + "/assets", Now: clock.Now})
 	srv := New(Options{
 		Store: st, Logger: log, Catalog: cat, Catalogs: catalogs, Logos: testCatalogFS, Accounts: accounts, Executor: exec,
 		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Page: page, Triggers: triggers, Webhooks: webhooks,

@@ -24,16 +24,19 @@ type AuthConfig struct {
 	Scopes       []string
 	Implicit     bool
 	CreatedAt    time.Time
+	// Hosts are the host patterns the OAuth client may be used with, set by
+	// the operator; empty means the connector definition's allowedHosts.
+	Hosts []string
 }
 
-const authConfigColumns = `id, project_id, connector_id, config_key, auth_method_id, auth_type, client_id, client_secret, scopes, implicit, created_at`
+const authConfigColumns = `id, project_id, connector_id, config_key, auth_method_id, auth_type, client_id, client_secret, scopes, implicit, created_at, hosts`
 
 func scanAuthConfig(row interface{ Scan(...any) error }) (AuthConfig, error) {
 	var a AuthConfig
-	var scopes string
+	var scopes, hosts string
 	var created int64
 	err := row.Scan(&a.ID, &a.ProjectID, &a.ConnectorID, &a.Key, &a.AuthMethodID, &a.AuthType,
-		&a.ClientID, &a.ClientSecret, &scopes, &a.Implicit, &created)
+		&a.ClientID, &a.ClientSecret, &scopes, &a.Implicit, &created, &hosts)
 	if errors.Is(err, sql.ErrNoRows) {
 		return AuthConfig{}, ErrNotFound
 	}
@@ -41,6 +44,7 @@ func scanAuthConfig(row interface{ Scan(...any) error }) (AuthConfig, error) {
 		return AuthConfig{}, err
 	}
 	a.Scopes = splitScopes(scopes)
+	a.Hosts = splitScopes(hosts)
 	a.CreatedAt = fromMillis(created)
 	return a, nil
 }
@@ -60,9 +64,9 @@ func (s *Store) CreateAuthConfig(ctx context.Context, a AuthConfig) (AuthConfig,
 	}
 	a.CreatedAt = fromMillis(millis(s.now()))
 	_, err := s.write.ExecContext(ctx,
-		`INSERT INTO auth_configs (`+authConfigColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		`INSERT INTO auth_configs (`+authConfigColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		a.ID, a.ProjectID, a.ConnectorID, a.Key, a.AuthMethodID, a.AuthType, a.ClientID, a.ClientSecret,
-		strings.Join(a.Scopes, " "), a.Implicit, millis(a.CreatedAt))
+		strings.Join(a.Scopes, " "), a.Implicit, millis(a.CreatedAt), strings.Join(a.Hosts, " "))
 	if isUniqueViolation(err) {
 		return AuthConfig{}, ErrConflict
 	}

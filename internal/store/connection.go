@@ -76,6 +76,10 @@ type NewConnection struct {
 	Label        *string
 	Scopes       []string
 	Credential   []byte
+	// UseLinkID, when set, is the connect link the account is stored
+	// through: it is marked used in the same transaction, and a link that
+	// is already used stores nothing and is ErrLinkUsed.
+	UseLinkID string
 }
 
 // CreateConnection stores a new active account. The user's first account
@@ -84,6 +88,9 @@ type NewConnection struct {
 func (s *Store) CreateConnection(ctx context.Context, nc NewConnection) (Connection, error) {
 	var c Connection
 	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := useLinkInTx(ctx, tx, nc.UseLinkID, s.now()); err != nil {
+			return err
+		}
 		// Concurrent creates for one user on PostgreSQL read the same names
 		// and pick the same next one. The insert skips a row that breaks any
 		// unique rule (having waited for the competing transaction to
@@ -125,8 +132,8 @@ func (s *Store) CreateConnection(ctx context.Context, nc NewConnection) (Connect
 		return fmt.Errorf("no free name for connection %s after %d attempts", nc.ID, maxCreateAttempts)
 	})
 	if err != nil {
-		if errors.Is(err, ErrConflict) {
-			return Connection{}, ErrConflict
+		if errors.Is(err, ErrConflict) || errors.Is(err, ErrLinkUsed) {
+			return Connection{}, err
 		}
 		return Connection{}, fmt.Errorf("store: create connection: %w", err)
 	}
@@ -240,8 +247,19 @@ var ErrStaleRevision = errors.New("store: stale revision")
 // RotateCredential replaces the credential when the stored revision is
 // expected, sets the account active again, and returns the new revision.
 func (s *Store) RotateCredential(ctx context.Context, projectID, id string, expected int64, credential []byte, scopes []string) (int64, error) {
+	return s.RotateCredentialThroughLink(ctx, "", projectID, id, expected, credential, scopes)
+}
+
+// RotateCredentialThroughLink is RotateCredential for a reconnect through
+// a connect link: when linkID is set the link is marked used in the same
+// transaction, and a link that is already used changes nothing and is
+// ErrLinkUsed.
+func (s *Store) RotateCredentialThroughLink(ctx context.Context, linkID, projectID, id string, expected int64, credential []byte, scopes []string) (int64, error) {
 	var rev int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := useLinkInTx(ctx, tx, linkID, s.now()); err != nil {
+			return err
+		}
 		var current int64
 		err := tx.QueryRowContext(ctx, `SELECT revision FROM connections WHERE project_id = $1 AND id = $2`, projectID, id).Scan(&current)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -260,7 +278,7 @@ func (s *Store) RotateCredential(ctx context.Context, projectID, id string, expe
 		return err
 	})
 	if err != nil {
-		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrStaleRevision) {
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrStaleRevision) || errors.Is(err, ErrLinkUsed) {
 			return 0, err
 		}
 		return 0, fmt.Errorf("store: rotate credential: %w", err)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -45,15 +46,27 @@ func (s *Store) SetConnectSettings(ctx context.Context, projectID string, c Conn
 	return nil
 }
 
-// UseConnectLink marks a link used; it reports false when the link was
-// already used (the link is single use, even under concurrent requests).
-func (s *Store) UseConnectLink(ctx context.Context, id string) (bool, error) {
-	res, err := s.write.ExecContext(ctx, `UPDATE connect_links SET used_at = $1 WHERE id = $2 AND used_at IS NULL`, millis(s.now()), id)
-	if err != nil {
-		return false, fmt.Errorf("store: use connect link: %w", err)
+// ErrLinkUsed is returned when a connect link that an account is stored
+// through was already used.
+var ErrLinkUsed = errors.New("store: connect link already used")
+
+// useLinkInTx marks a connect link used inside the transaction that stores
+// its account, so a single-use link stores exactly one account however many
+// requests race: the first update takes the link row's lock (PostgreSQL) or
+// the single writer (SQLite), and every other transaction then finds the
+// link used and rolls back. An empty id uses nothing.
+func useLinkInTx(ctx context.Context, tx *sql.Tx, id string, now time.Time) error {
+	if id == "" {
+		return nil
 	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+	res, err := tx.ExecContext(ctx, `UPDATE connect_links SET used_at = $1 WHERE id = $2 AND used_at IS NULL`, millis(now), id)
+	if err != nil {
+		return fmt.Errorf("use connect link: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return ErrLinkUsed
+	}
+	return nil
 }
 
 // SetConnectionLabel records the provider-side identity of an account.
@@ -72,14 +85,29 @@ type OAuthState struct {
 	Name         string
 	Verifier     []byte
 	ExpiresAt    time.Time
+	// Fields are the connection fields the user typed before signing in
+	// (a GitLab host, an Okta domain); they fill the token URL.
+	Fields map[string]string
+	// BrowserHash is the hash of the nonce in the cookie of the browser
+	// that started the authorization.
+	BrowserHash string
 }
 
 // CreateOAuthState stores a pending authorization; st.ID must be set.
 func (s *Store) CreateOAuthState(ctx context.Context, st OAuthState) error {
+	fields := ""
+	if len(st.Fields) > 0 {
+		b, err := json.Marshal(st.Fields)
+		if err != nil {
+			return fmt.Errorf("store: create oauth state: %w", err)
+		}
+		fields = string(b)
+	}
 	_, err := s.write.ExecContext(ctx,
-		`INSERT INTO oauth_states (id, state_hash, link_id, auth_config_id, connection_id, name, verifier, expires_at, created_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		st.ID, st.StateHash, st.LinkID, st.AuthConfigID, st.ConnectionID, st.Name, st.Verifier, millis(st.ExpiresAt), millis(s.now()))
+		`INSERT INTO oauth_states (id, state_hash, link_id, auth_config_id, connection_id, name, verifier, expires_at, created_at, fields, browser_hash)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		st.ID, st.StateHash, st.LinkID, st.AuthConfigID, st.ConnectionID, st.Name, st.Verifier, millis(st.ExpiresAt), millis(s.now()),
+		fields, st.BrowserHash)
 	if err != nil {
 		return fmt.Errorf("store: create oauth state: %w", err)
 	}
@@ -93,10 +121,11 @@ func (s *Store) TakeOAuthState(ctx context.Context, stateHash string) (OAuthStat
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		now := millis(s.now())
 		var exp int64
+		var fields string
 		err := tx.QueryRowContext(ctx,
-			`SELECT id, state_hash, link_id, auth_config_id, connection_id, name, verifier, expires_at FROM oauth_states
+			`SELECT id, state_hash, link_id, auth_config_id, connection_id, name, verifier, expires_at, fields, browser_hash FROM oauth_states
 			 WHERE state_hash = $1 AND used_at IS NULL AND expires_at > $2`, stateHash, now).
-			Scan(&st.ID, &st.StateHash, &st.LinkID, &st.AuthConfigID, &st.ConnectionID, &st.Name, &st.Verifier, &exp)
+			Scan(&st.ID, &st.StateHash, &st.LinkID, &st.AuthConfigID, &st.ConnectionID, &st.Name, &st.Verifier, &exp, &fields, &st.BrowserHash)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -104,6 +133,11 @@ func (s *Store) TakeOAuthState(ctx context.Context, stateHash string) (OAuthStat
 			return err
 		}
 		st.ExpiresAt = fromMillis(exp)
+		if fields != "" {
+			if err := json.Unmarshal([]byte(fields), &st.Fields); err != nil {
+				return fmt.Errorf("fields: %w", err)
+			}
+		}
 		res, err := tx.ExecContext(ctx, `UPDATE oauth_states SET used_at = $1 WHERE id = $2 AND used_at IS NULL`, now, st.ID)
 		if err != nil {
 			return err

@@ -20,8 +20,11 @@
   }
 
   async function call(method, path, body) {
+    // credentials: the OAuth sign-in's browser cookie must be kept even
+    // when the API is on another origin than this page.
     const res = await fetch(api + path, {
       method, headers: body ? { "Content-Type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined,
+      credentials: "include",
     });
     let data = null;
     try { data = await res.json(); } catch (_) { /* empty body */ }
@@ -69,25 +72,39 @@
   function methodBlock(connector, cfg) {
     const box = el("div", { class: "method" });
     const err = el("p", { class: "error", role: "alert", hidden: true });
-    if (cfg.type === "oauth2") {
-      const btn = el("button", { type: "button", text: "Connect with " + connector.name });
-      btn.addEventListener("click", async () => {
-        btn.disabled = true;
-        try {
-          const out = await call("POST", "/authorize", { authConfigId: cfg.id });
-          window.location.assign(out.url);
-        } catch (e) { err.textContent = e.message; err.hidden = false; btn.disabled = false; }
-      });
-      box.append(el("p", { class: "muted", text: cfg.name }), btn, err);
-      return box;
-    }
     const form = el("form", { novalidate: true });
     form.append(el("p", { class: "muted", text: cfg.name }));
+    // For OAuth these are the fields the sign-in needs first (a GitLab
+    // host, an Okta domain); a field with a default may stay as it is.
     for (const f of cfg.fields) {
       const id = "f-" + cfg.id + "-" + f.name;
       form.append(el("label", { for: id, text: f.label }),
-        el("input", { id, name: f.name, type: f.secret ? "password" : "text", autocomplete: "off", required: true,
-          placeholder: f.placeholder || "", spellcheck: "false" }));
+        el("input", { id, name: f.name, type: f.secret ? "password" : "text", autocomplete: "off", required: !f.default,
+          placeholder: f.placeholder || "", value: f.default || false, spellcheck: "false" }));
+    }
+    const readFields = () => {
+      const fields = {};
+      for (const f of cfg.fields) fields[f.name] = form.elements[f.name].value.trim();
+      return fields;
+    };
+    const showError = (e) => {
+      err.textContent = e.message + (e.issues ? " " + e.issues.map((i) => i.message).join("; ") : "");
+      err.hidden = false;
+    };
+    if (cfg.type === "oauth2") {
+      const btn = el("button", { type: "submit", text: "Connect with " + connector.name });
+      form.append(btn, err);
+      form.addEventListener("submit", async (ev) => {
+        ev.preventDefault();
+        btn.disabled = true;
+        err.hidden = true;
+        try {
+          const out = await call("POST", "/authorize", { authConfigId: cfg.id, fields: readFields() });
+          window.location.assign(out.url);
+        } catch (e) { showError(e); btn.disabled = false; }
+      });
+      box.append(form);
+      return box;
     }
     const btn = el("button", { type: "submit", text: "Connect " + connector.name });
     form.append(btn, err);
@@ -95,14 +112,11 @@
       ev.preventDefault();
       btn.disabled = true;
       err.hidden = true;
-      const fields = {};
-      for (const f of cfg.fields) fields[f.name] = form.elements[f.name].value;
       try {
-        const acct = await call("POST", "/accounts", { authConfigId: cfg.id, fields });
+        const acct = await call("POST", "/accounts", { authConfigId: cfg.id, fields: readFields() });
         finish(acct, connector.name);
       } catch (e) {
-        err.textContent = e.message + (e.issues ? " " + e.issues.map((i) => i.message).join("; ") : "");
-        err.hidden = false;
+        showError(e);
         btn.disabled = false;
       }
     });

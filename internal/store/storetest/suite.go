@@ -29,6 +29,9 @@ func Run(t *testing.T, open Opener) {
 	for name, fn := range connectionTests() {
 		tests[name] = fn
 	}
+	for name, fn := range connectLinkTests() {
+		tests[name] = fn
+	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
