@@ -39,7 +39,7 @@ type PageOptions struct {
 	Keyring  *secret.Keyring
 	// Guard gives the token exchange of each connector the client of its
 	// outbound scope.
-	Guard *netguard.Guard
+	Guard  *netguard.Guard
 	Logger *slog.Logger
 	// BaseURL is {base_url} (the OAuth callback) and AssetsURL {assets_url}.
 	BaseURL   string
