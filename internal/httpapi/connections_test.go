@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/switchboard-gw/switchboard/internal/store"
-	"github.com/switchboard-gw/switchboard/internal/store/storetest"
 )
 
 // secrets stored by the connection tests; none may appear in a response or a log line.
@@ -39,15 +38,7 @@ func dataOf(m map[string]any) map[string]any {
 // response and log line for the secrets it stored.
 func TestConnectionsAndExecute_Scenario(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]storetest.Opener{"sqlite": storetest.OpenSQLite, "postgres": storetest.OpenPostgres} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if name == "postgres" {
-				storetest.PostgresURL(t)
-			}
-			connectionScenario(t, setupOn(t, open))
-		})
-	}
+	onBothDatabases(t, connectionScenario)
 }
 
 func connectionScenario(t *testing.T, f *fixture) {
@@ -204,35 +195,28 @@ func connectionScenario(t *testing.T, f *fixture) {
 // under its own next free name (PostgreSQL once answered most with 409).
 func TestConnectionCreate_ParallelUnnamed_AllSucceed(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]storetest.Opener{"sqlite": storetest.OpenSQLite, "postgres": storetest.OpenPostgres} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if name == "postgres" {
-				storetest.PostgresURL(t)
+	onBothDatabases(t, func(t *testing.T, f *fixture) {
+		body := fmt.Sprintf(`{"connectorId":"delta","userId":"u1","credential":{"type":"api_key","apiKey":"delta-secret-key","host":%q}}`, f.providerHost)
+		const n = 50
+		var wg sync.WaitGroup
+		answers := make([]response, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				answers[i] = f.do(f.h, "POST", "/v1/connections", "Bearer "+f.key, body)
+			}()
+		}
+		wg.Wait()
+		names := map[string]bool{}
+		for _, r := range answers {
+			if r.status != 200 {
+				t.Fatalf("create: %d %s", r.status, r.body)
 			}
-			f := setupOn(t, open)
-			body := fmt.Sprintf(`{"connectorId":"delta","userId":"u1","credential":{"type":"api_key","apiKey":"delta-secret-key","host":%q}}`, f.providerHost)
-			const n = 50
-			var wg sync.WaitGroup
-			answers := make([]response, n)
-			for i := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					answers[i] = f.do(f.h, "POST", "/v1/connections", "Bearer "+f.key, body)
-				}()
-			}
-			wg.Wait()
-			names := map[string]bool{}
-			for _, r := range answers {
-				if r.status != 200 {
-					t.Fatalf("create: %d %s", r.status, r.body)
-				}
-				names[dataOf(decodeMap(r.body))["name"].(string)] = true
-			}
-			if len(names) != n || !names["default"] || !names[fmt.Sprintf("default-%d", n)] {
-				t.Fatalf("names: %v", names)
-			}
-		})
-	}
+			names[dataOf(decodeMap(r.body))["name"].(string)] = true
+		}
+		if len(names) != n || !names["default"] || !names[fmt.Sprintf("default-%d", n)] {
+			t.Fatalf("names: %v", names)
+		}
+	})
 }

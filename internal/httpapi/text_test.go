@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/switchboard-gw/switchboard/internal/session"
-	"github.com/switchboard-gw/switchboard/internal/store/storetest"
 )
 
 // TestMalformedText_BothDatabasesAnswerAlike drives every route family with
@@ -18,15 +17,7 @@ import (
 // the field, or 404 for an id in the path, and never 500.
 func TestMalformedText_BothDatabasesAnswerAlike(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]storetest.Opener{"sqlite": storetest.OpenSQLite, "postgres": storetest.OpenPostgres} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if name == "postgres" {
-				storetest.PostgresURL(t)
-			}
-			malformedTextScenario(t, setupOn(t, open))
-		})
-	}
+	onBothDatabases(t, malformedTextScenario)
 }
 
 // textCase is one request and the answer it must get. code is the error

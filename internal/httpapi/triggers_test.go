@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/store"
-	"github.com/switchboard-gw/switchboard/internal/store/storetest"
 	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
@@ -79,15 +78,7 @@ func (f *fixture) ingress(path string, body []byte, hdr ...string) response {
 // and verified by a webhook server, on SQLite and on PostgreSQL.
 func TestTriggers_EndToEnd(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]storetest.Opener{"sqlite": storetest.OpenSQLite, "postgres": storetest.OpenPostgres} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if name == "postgres" {
-				storetest.PostgresURL(t)
-			}
-			triggerScenario(t, setupOn(t, open))
-		})
-	}
+	onBothDatabases(t, triggerScenario)
 }
 
 func triggerScenario(t *testing.T, f *fixture) {
