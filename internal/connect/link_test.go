@@ -112,7 +112,9 @@ func TestCreateLink_Rules(t *testing.T) {
 	}
 }
 
-func token(l connect.Link) string { return strings.TrimPrefix(l.URL, "https://sb.example.com/connect/") }
+func token(l connect.Link) string {
+	return strings.TrimPrefix(l.URL, "https://sb.example.com/connect/")
+}
 
 // TestLink_ExpiryAndTokens: the default expiry, a link's states as the page
 // reads them, and a token stored only as its hash.
