@@ -170,6 +170,7 @@ func ParseCredential(raw json.RawMessage, con *catalog.Connector, method *catalo
 			}
 		case "fields":
 			if err := json.Unmarshal(obj[name], &c.Fields); err != nil {
+				c.Fields = nil
 				issues.Add(apierr.IssueInvalidType, at(name), "must be an object of strings")
 			}
 		}
@@ -179,7 +180,9 @@ func ParseCredential(raw json.RawMessage, con *catalog.Connector, method *catalo
 			issues.Add(apierr.IssueRequired, at(name), "is required for a %s credential", c.Type)
 		}
 	}
-	if c.Type == catalog.AuthCustom {
+	// A fields object that is not one already has its issue; naming each of
+	// its fields "required" as well would mislead.
+	if c.Type == catalog.AuthCustom && (c.Fields != nil || obj["fields"] == nil) {
 		for _, f := range method.Fields {
 			if _, ok := c.Fields[f.Name]; !ok {
 				issues.Add(apierr.IssueRequired, []any{path, "fields", f.Name}, "is required (%s)", f.Label)
@@ -192,7 +195,8 @@ func ParseCredential(raw json.RawMessage, con *catalog.Connector, method *catalo
 		}
 	}
 	for _, f := range con.ConnectionFields {
-		if _, ok := c.Connection[f.Name]; ok || f.FromToken != "" {
+		// A field the caller gave, even a bad one, already has its issue.
+		if _, given := obj[f.Name]; given || f.FromToken != "" {
 			continue
 		}
 		if f.Default != "" {

@@ -26,11 +26,13 @@ func Run(t *testing.T, open Opener) {
 		"Tools_DisableEnablePerProject":          testToolSettings,
 		"Tools_VersionFromKeyKeepsCacheFresh":    testToolVersionCache,
 	}
-	for name, fn := range connectionTests() {
-		tests[name] = fn
-	}
-	for name, fn := range connectLinkTests() {
-		tests[name] = fn
+	for _, family := range []func() map[string]func(*testing.T, Opener){
+		connectionTests, connectLinkTests, connectOnceTests, webhookTests, triggerTests,
+		endpointTests, projectConnectorTests, projectSettingsTests, sealedTests,
+	} {
+		for name, fn := range family() {
+			tests[name] = fn
+		}
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
