@@ -10,7 +10,7 @@ import (
 // secretKeysLockKey is the PostgreSQL advisory lock that serialises replicas
 // checking and recording their sealing keys, so that of several replicas
 // starting on an empty database with keys of their own, one key wins.
-const secretKeysLockKey = 7_301_955_002
+const secretKeysLockKey = 7_301_955_003
 
 // SecretKey records the id of a key that sealed stored values. Check is a
 // value sealed with that key (nil when the key was not at hand), which tells
