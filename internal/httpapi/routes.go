@@ -36,6 +36,7 @@ func (s *Server) routesV1(mux *http.ServeMux) {
 // routesPublic registers the routes that need no API key (SPEC.md 4.9).
 func (s *Server) routesPublic(mux *http.ServeMux) {
 	s.route(mux, "GET /health", s.handleHealth)
+	s.route(mux, "GET /openapi.json", s.handleOpenAPI)
 	s.route(mux, "GET /api/catalog", s.handlePublicCatalog)
 	s.route(mux, "GET /api/catalog/{connectorId}", s.handlePublicCatalogGet)
 	s.routeBare(mux, "POST /api/triggers/{token}", s.handleTriggerIngress)
