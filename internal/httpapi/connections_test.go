@@ -39,7 +39,7 @@ func dataOf(m map[string]any) map[string]any {
 // response and log line for the secrets it stored.
 func TestConnectionsAndExecute_Scenario(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]storetest.Opener{"sqlite": storetest.OpenSQLite, "postgres": storetest.OpenPostgres} {
+	for name, open := range map[string]database{"sqlite": sqliteDB, "postgres": postgresDB} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			if name == "postgres" {
@@ -204,7 +204,7 @@ func connectionScenario(t *testing.T, f *fixture) {
 // under its own next free name (PostgreSQL once answered most with 409).
 func TestConnectionCreate_ParallelUnnamed_AllSucceed(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]storetest.Opener{"sqlite": storetest.OpenSQLite, "postgres": storetest.OpenPostgres} {
+	for name, open := range map[string]database{"sqlite": sqliteDB, "postgres": postgresDB} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			if name == "postgres" {

@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-
-	"github.com/switchboard-gw/switchboard/internal/store/storetest"
 )
 
 // bothStores are the stores a concurrency test must hold on.
 var bothStores = []struct {
 	name string
-	open storetest.Opener
-}{{"sqlite", storetest.OpenSQLite}, {"postgres", storetest.OpenPostgres}}
+	open database
+}{{"sqlite", sqliteDB}, {"postgres", postgresDB}}
 
 // offeredConfig returns the id of the auth config of type typ that the
 // link offers for connector.

@@ -18,7 +18,7 @@ import (
 // the field, or 404 for an id in the path, and never 500.
 func TestMalformedText_BothDatabasesAnswerAlike(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]storetest.Opener{"sqlite": storetest.OpenSQLite, "postgres": storetest.OpenPostgres} {
+	for name, open := range map[string]database{"sqlite": sqliteDB, "postgres": postgresDB} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			if name == "postgres" {

@@ -79,7 +79,7 @@ func (f *fixture) ingress(path string, body []byte, hdr ...string) response {
 // and verified by a webhook server, on SQLite and on PostgreSQL.
 func TestTriggers_EndToEnd(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]storetest.Opener{"sqlite": storetest.OpenSQLite, "postgres": storetest.OpenPostgres} {
+	for name, open := range map[string]database{"sqlite": sqliteDB, "postgres": postgresDB} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			if name == "postgres" {
