@@ -1,7 +1,8 @@
 // Command bench measures what Switchboard costs over a direct call and a
 // bare reverse proxy, in one run on loopback: a fake provider (a small JSON
-// API), Switchboard on a temporary SQLite database (or PostgreSQL with
-// -postgres), and an httputil.ReverseProxy in front of the same fake. Each
+// API), Switchboard built and run by internal/app as serve runs it, on a
+// temporary SQLite database (or PostgreSQL with -postgres), and an
+// httputil.ReverseProxy in front of the same fake. Each
 // path is driven with a fixed number of requests at concurrency 1 and at
 // -c, after a warm-up; the table and its ratios are printed and written as
 // JSON. It exits non-zero if any request failed.
@@ -19,13 +20,14 @@ import (
 	"crypto/x509"
 	"database/sql"
 	"embed"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -46,12 +48,8 @@ import (
 	builtin "github.com/switchboard-gw/switchboard/catalog"
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
-	"github.com/switchboard-gw/switchboard/internal/catalog"
-	"github.com/switchboard-gw/switchboard/internal/connect"
-	"github.com/switchboard-gw/switchboard/internal/execute"
-	"github.com/switchboard-gw/switchboard/internal/httpapi"
-	"github.com/switchboard-gw/switchboard/internal/mcpserver"
-	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/app"
+	"github.com/switchboard-gw/switchboard/internal/config"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -87,11 +85,12 @@ type Result struct {
 
 // stack is everything one run drives.
 type stack struct {
-	client    *http.Client
-	provider  *httptest.Server
-	rproxy    *httptest.Server
-	api       *httptest.Server
-	mcpHost   *httptest.Server
+	client   *http.Client
+	provider *httptest.Server
+	rproxy   *httptest.Server
+	// apiURL and mcpURL are Switchboard's base and MCP listeners.
+	apiURL    string
+	mcpURL    string
 	key       string
 	sessionID string
 	searchID  string
@@ -100,7 +99,6 @@ type stack struct {
 	// deliveries the receiver verified.
 	ingressPaths []string
 	received     atomic.Int64
-	worker       *webhook.Worker
 	cleanup      []func()
 }
 
@@ -210,14 +208,14 @@ func (s *stack) paths() []path {
 	mcpCall := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"switchboard_execute","arguments":{"action":"benchapi_create_item","input":` + itemInput + `}}}`
 	return []path{
 		{"direct (fake provider)", post(s.provider.URL+"/api/items", "provider-key", itemInput)},
-		{"execute", post(s.api.URL+"/v1/tools/execute", s.key, `{"toolId":"benchapi_create_item","userId":"bench","input":`+itemInput+`}`)},
+		{"execute", post(s.apiURL+"/v1/tools/execute", s.key, `{"toolId":"benchapi_create_item","userId":"bench","input":`+itemInput+`}`)},
 		{"bare reverse proxy", post(s.rproxy.URL+"/api/items", "provider-key", itemInput)},
-		{"proxy", post(s.api.URL+"/v1/tools/proxy", s.key, `{"connectorId":"benchapi","userId":"bench","endpoint":"/items","method":"POST","body":`+itemInput+`}`)},
-		{"session execute (REST)", post(s.api.URL+"/v1/sessions/"+s.sessionID+"/tools/switchboard_execute", s.key,
+		{"proxy", post(s.apiURL+"/v1/tools/proxy", s.key, `{"connectorId":"benchapi","userId":"bench","endpoint":"/items","method":"POST","body":`+itemInput+`}`)},
+		{"session execute (REST)", post(s.apiURL+"/v1/sessions/"+s.sessionID+"/tools/switchboard_execute", s.key,
 			`{"arguments":{"action":"benchapi_create_item","input":`+itemInput+`}}`)},
-		{"session tools/call (MCP)", post(s.api.URL+"/v1/sessions/"+s.sessionID+"/mcp", s.key, mcpCall)},
-		{"MCP tools/list, 1000 tools", post(s.mcpHost.URL+"/bulk-all/bench", s.key, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)},
-		{"search_actions, whole catalog", post(s.api.URL+"/v1/sessions/"+s.searchID+"/tools/switchboard_search_actions", s.key,
+		{"session tools/call (MCP)", post(s.apiURL+"/v1/sessions/"+s.sessionID+"/mcp", s.key, mcpCall)},
+		{"MCP tools/list, 1000 tools", post(s.mcpURL+"/bulk-all/bench", s.key, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)},
+		{"search_actions, whole catalog", post(s.apiURL+"/v1/sessions/"+s.searchID+"/tools/switchboard_search_actions", s.key,
 			`{"arguments":{"queries":["open a bug in our repository"]}}`)},
 	}
 }
@@ -280,7 +278,7 @@ func (s *stack) measureIngress(n, c int) Ingress {
 	var next atomic.Int64
 	req := func() *http.Request {
 		path := s.ingressPaths[int(next.Add(1))%len(s.ingressPaths)]
-		r, _ := http.NewRequest("POST", s.api.URL+path, bytes.NewReader(body))
+		r, _ := http.NewRequest("POST", s.apiURL+path, bytes.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
 		r.Header.Set("X-Hub-Signature-256", sig)
 		return r
@@ -374,49 +372,55 @@ func newStack(pgURL string, conc int) (*stack, error) {
 			return nil, err
 		}
 	}
-	cat, err := catalog.Load(merged)
-	if err != nil {
-		return nil, err
-	}
-
 	dbURL, dropDB, err := database(pgURL)
 	if err != nil {
 		return nil, err
 	}
 	s.cleanup = append(s.cleanup, dropDB)
 	ctx := context.Background()
-	st, err := store.Open(ctx, dbURL, store.Options{})
+	// Switchboard is built and run as serve runs it (internal/app): the
+	// per-project catalogs, the Connect page, webhooks and the background
+	// jobs are all on the measured path. Only the outbound guard is opened
+	// to loopback, where the fake provider and the receiver listen.
+	material := make([]byte, secret.KeySize)
+	_, _ = rand.Read(material)
+	cfg, err := benchConfig(dbURL, "bench:"+base64.StdEncoding.EncodeToString(material))
 	if err != nil {
 		return nil, err
 	}
-	s.cleanup = append(s.cleanup, func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
+	listening := make(chan [2]string, 3)
+	a, err := app.New(ctx, cfg, app.Options{CatalogFS: merged, AllowLoopback: true, RootCAs: pool,
+		OnListen: func(name, addr string) { listening <- [2]string{name, addr} }})
+	if err != nil {
 		return nil, err
 	}
-	material := make([]byte, secret.KeySize)
-	_, _ = rand.Read(material)
-	ring, _ := secret.NewKeyring(secret.Key{ID: "bench", Material: material})
-	log := slog.New(slog.DiscardHandler)
-	accounts := account.NewService(st, ring, cat)
-	guard := netguard.New(netguard.Options{AllowLoopback: true, TLSConfig: tlsConf})
-	exec := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Guard: guard, Keyring: ring, Logger: log})
-	s.cleanup = append(s.cleanup, func() { exec.Close(context.Background()) })
-	links := connect.NewService(st, cat, "http://localhost", nil)
-	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: exec, Links: links, BaseURL: "http://localhost"})
-	s.worker = webhook.NewWorker(st, ring, netguard.New(netguard.Options{AllowLoopback: true}).Client(), log, nil)
-	s.worker.Poll = 50 * time.Millisecond
-	s.worker.Batch = 256
-	workerCtx, stopWorker := context.WithCancel(ctx)
-	go s.worker.Run(workerCtx)
-	s.cleanup = append(s.cleanup, stopWorker)
-	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: exec,
-		BaseURL: "http://localhost", Notify: s.worker.Notify, Logger: log})
-	api := httpapi.New(httpapi.Options{Store: st, Logger: log, Catalog: cat, Accounts: accounts, Executor: exec,
-		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Triggers: triggers,
-		BaseURL: "http://localhost", WebURL: "http://localhost"})
-	s.api = httptest.NewServer(api.Handler())
-	s.mcpHost = httptest.NewServer(api.MCPHandler())
-	s.cleanup = append(s.cleanup, s.api.Close, s.mcpHost.Close)
+	// Deliver webhooks promptly and in large batches: the ingress figure
+	// measures event to delivered webhook.
+	a.Worker.Poll = 50 * time.Millisecond
+	a.Worker.Batch = 256
+	runCtx, stop := context.WithCancel(ctx)
+	runDone := make(chan error, 1)
+	go func() { runDone <- a.Run(runCtx) }()
+	s.cleanup = append(s.cleanup, func() {
+		stop()
+		<-runDone
+	})
+	for s.apiURL == "" || s.mcpURL == "" {
+		select {
+		case l := <-listening:
+			switch l[0] {
+			case "base":
+				s.apiURL = "http://" + l[1]
+			case "mcp":
+				s.mcpURL = "http://" + l[1]
+			}
+		case err := <-runDone:
+			return nil, fmt.Errorf("switchboard stopped before listening: %w", err)
+		case <-time.After(10 * time.Second):
+			return nil, errors.New("switchboard did not start listening")
+		}
+	}
+	st, accounts, sessions := a.Store, a.Accounts, a.Sessions
 
 	proj, err := st.CreateProject(ctx, "bench")
 	if err != nil {
@@ -452,8 +456,7 @@ func newStack(pgURL string, conc int) (*stack, error) {
 	// webhook for it, a manual trigger, and a delivery worker.
 	receiver := httptest.NewServer(nil)
 	s.cleanup = append(s.cleanup, receiver.Close)
-	webhooks := webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: true})
-	hook, err := webhooks.Create(ctx, proj.ID, receiver.URL+"/hook", nil, "bench")
+	hook, err := a.Webhooks.Create(ctx, proj.ID, receiver.URL+"/hook", nil, "bench")
 	if err != nil {
 		return nil, err
 	}
@@ -467,7 +470,7 @@ func newStack(pgURL string, conc int) (*stack, error) {
 	conns, _ := st.ListConnections(ctx, proj.ID, "bench")
 	secretValue := "bench-trigger-secret"
 	for range 20 {
-		tr, err := triggers.Create(ctx, proj.ID, trigger.CreateRequest{ConnectionID: conns[0].ID, Event: "benchapi_item_created", Secret: &secretValue})
+		tr, err := a.Triggers.Create(ctx, proj.ID, trigger.CreateRequest{ConnectionID: conns[0].ID, Event: "benchapi_item_created", Secret: &secretValue})
 		if err != nil {
 			return nil, err
 		}
@@ -519,4 +522,22 @@ func database(pgURL string) (string, func(), error) {
 		_, _ = admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
 		admin.Close()
 	}, nil
+}
+
+// benchConfig is serve's default configuration on the given database and
+// key ring, listening on loopback ports the kernel picks.
+func benchConfig(dbURL, keys string) (*config.Config, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	cfg, finish := config.Bind(fs, func(string) string { return "" })
+	if err := fs.Parse(nil); err != nil {
+		return nil, err
+	}
+	cfg.Addr, cfg.MCPAddr = "127.0.0.1:0", "127.0.0.1:0"
+	cfg.BaseURL, cfg.WebURL = "http://localhost", "http://localhost"
+	cfg.DatabaseURL, cfg.SecretKeys = dbURL, keys
+	cfg.WebhooksAllowHTTPLoopback = true
+	if err := cfg.Resolve(finish()); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }

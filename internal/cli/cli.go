@@ -1,6 +1,6 @@
-// Package cli implements the switchboard subcommands. It is the only place
-// that wires the concrete parts (configuration, store, key ring, HTTP
-// server) together.
+// Package cli implements the switchboard subcommands. serve reads the
+// configuration and runs the application that internal/app builds; the
+// admin commands open only the parts they need.
 package cli
 
 import (

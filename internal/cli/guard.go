@@ -1,20 +1,11 @@
 package cli
 
 import (
-	"net/netip"
-	"slices"
-
+	"github.com/switchboard-gw/switchboard/internal/app"
 	"github.com/switchboard-gw/switchboard/internal/config"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 )
 
-// outboundGuard is the outbound guard of a configuration: the private
-// networks opened per purpose, and, in development, loopback for webhook
-// receivers (--webhooks-allow-http-loopback) and nothing else.
-func outboundGuard(cfg *config.Config) *netguard.Guard {
-	allow := cfg.OutboundAllowances
-	if cfg.WebhooksAllowHTTPLoopback {
-		allow.Webhooks = append(slices.Clip(allow.Webhooks), netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128"))
-	}
-	return netguard.New(netguard.Options{Allow: allow})
-}
+// outboundGuard is the outbound guard of a configuration (app.OutboundGuard),
+// for admin commands that reach out on their own.
+func outboundGuard(cfg *config.Config) *netguard.Guard { return app.OutboundGuard(cfg) }

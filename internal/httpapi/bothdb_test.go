@@ -9,8 +9,8 @@ import (
 // bothStores are the stores a test that must hold on both dialects runs on.
 var bothStores = []struct {
 	name string
-	open storetest.Opener
-}{{"sqlite", storetest.OpenSQLite}, {"postgres", storetest.OpenPostgres}}
+	open database
+}{{"sqlite", sqliteDB}, {"postgres", postgresDB}}
 
 // onBothDatabases runs scenario on a fresh fixture over SQLite and over
 // PostgreSQL, as parallel subtests.

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/switchboard-gw/switchboard/internal/store"
-	"github.com/switchboard-gw/switchboard/internal/store/storetest"
 )
 
 // requireBrowserEnv, set to 1 by CI, turns a missing Chromium or
@@ -37,7 +36,7 @@ func TestConnectPage_HeadlessChromium(t *testing.T) {
 	fake := newOAuthFake(t)
 	srv := httptest.NewServer(nil)
 	defer srv.Close()
-	f := setupBase(t, storetest.OpenSQLite, connectCatalog(t, fake), fake.srv, srv.URL, srv.URL)
+	f := setupBase(t, sqliteDB, connectCatalog(t, fake), fake.srv, srv.URL, srv.URL)
 	srv.Config.Handler = f.h
 	fake.redirect = srv.URL + "/api/oauth/callback"
 	id := store.NewID()

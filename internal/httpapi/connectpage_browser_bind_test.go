@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/switchboard-gw/switchboard/internal/store"
-	"github.com/switchboard-gw/switchboard/internal/store/storetest"
 )
 
 // authorize starts an OAuth sign-in through a link and returns the
@@ -100,7 +99,7 @@ func TestConnect_OAuthStateIsBoundToTheBrowser(t *testing.T) {
 func TestConnect_OAuthCookieSecureOnHTTPS(t *testing.T) {
 	t.Parallel()
 	fake := newOAuthFake(t)
-	f := setupBase(t, storetest.OpenSQLite, connectCatalog(t, fake), fake.srv, "https://sb.test", "https://sb.test")
+	f := setupBase(t, sqliteDB, connectCatalog(t, fake), fake.srv, "https://sb.test", "https://sb.test")
 	id := store.NewID()
 	sealed, _ := f.srv.accounts.SealClientSecret(id, "eps-secret")
 	if _, err := f.store.CreateAuthConfig(context.Background(), store.AuthConfig{ID: id, ProjectID: f.project.ID, ConnectorID: "epsilon",

@@ -18,7 +18,6 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
-	"github.com/switchboard-gw/switchboard/internal/store/storetest"
 )
 
 // oauthFake is an OAuth provider: a token endpoint that checks the client,
@@ -112,7 +111,7 @@ func (f *oauthFake) approve(t *testing.T, authURL, code string) string {
 
 // connectCatalog is the route-test catalog plus "epsilon", an OAuth
 // connector whose endpoints are the fake's.
-func connectCatalog(t *testing.T, fake *oauthFake) *catalog.Catalog {
+func connectCatalog(t *testing.T, fake *oauthFake) fs.FS {
 	t.Helper()
 	mfs := fstest.MapFS{}
 	_ = fs.WalkDir(testCatalogFS, ".", func(p string, d fs.DirEntry, err error) error {
@@ -185,20 +184,19 @@ tools:
     request: {method: GET, path: /me}
 `)}
 	mfs["logos/theta.svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
-	cat, err := catalog.Load(mfs)
-	if err != nil {
+	if _, err := catalog.Load(mfs); err != nil {
 		t.Fatal(err)
 	}
-	return cat
+	return mfs
 }
 
 func setupConnect(t *testing.T) (*fixture, *oauthFake) {
 	t.Helper()
-	return setupConnectOn(t, storetest.OpenSQLite)
+	return setupConnectOn(t, sqliteDB)
 }
 
-// setupConnectOn is setupConnect on the store open makes.
-func setupConnectOn(t *testing.T, open storetest.Opener) (*fixture, *oauthFake) {
+// setupConnectOn is setupConnect on the database open makes.
+func setupConnectOn(t *testing.T, open database) (*fixture, *oauthFake) {
 	t.Helper()
 	fake := newOAuthFake(t)
 	f := setupWith(t, open, connectCatalog(t, fake), fake.srv)

@@ -4,19 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
 
-	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
-	"github.com/switchboard-gw/switchboard/internal/mcpserver"
 	"github.com/switchboard-gw/switchboard/internal/session"
-	"github.com/switchboard-gw/switchboard/internal/store"
-	"github.com/switchboard-gw/switchboard/internal/store/storetest"
 )
 
 func (f *fixture) endpoint(t *testing.T, r session.EndpointRequest) {
@@ -193,29 +188,10 @@ func bigCatalogFS(n int) fstest.MapFS {
 
 func TestEndpoint_ToolsListWithThousandTools(t *testing.T) {
 	t.Parallel()
-	cat, err := catalog.Load(bigCatalogFS(1000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := storetest.NewClock()
-	st := storetest.OpenSQLite(t, clock.Now)
-	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Now: clock.Now})
-	srv := New(Options{Store: st, Catalog: cat, Sessions: sessions, MCP: mcpserver.New(sessions, slog.New(slog.DiscardHandler)), WebURL: "http://web.sb.test"})
-	p, _ := st.CreateProject(context.Background(), "p")
-	key, hash, hint, _ := apikey.Generate()
-	if _, err := st.CreateAPIKey(context.Background(), store.NewAPIKey{ProjectID: p.ID, Name: "k", Hash: hash, Hint: hint}); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := sessions.EndpointRecord(context.Background(), session.EndpointRequest{ProjectID: p.ID, Slug: "bulk-all"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.CreateEndpoint(context.Background(), rec); err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{t: t, key: key}
+	f := setupWith(t, sqliteDB, bigCatalogFS(1000), nil)
+	f.endpoint(t, session.EndpointRequest{Slug: "bulk-all"})
 	for range 2 { // the second answer comes from the cached server
-		names := toolNames(t, f.rpc(srv.MCPHandler(), "/bulk-all/u1", listReq))
+		names := toolNames(t, f.rpc(f.srv.MCPHandler(), "/bulk-all/u1", listReq))
 		if len(names) != 1000 || names[0] != "bulk_get_item_0000" {
 			t.Fatalf("%d tools listed", len(names))
 		}

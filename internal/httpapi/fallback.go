@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -32,3 +33,17 @@ func (s *Server) fallback(mux *http.ServeMux, catchAll string) http.Handler {
 		s.fail(w, r, apierr.New(apierr.NotFound, "no route %s %s: check the method and the path", r.Method, r.URL.Path))
 	})
 }
+
+// mcpHostFallback answers the {mcp_url} host's paths that no route takes:
+// another method on an endpoint path is 405, any other path 404.
+func (s *Server) mcpHostFallback(w http.ResponseWriter, r *http.Request) {
+	if mcpPath.MatchString(r.URL.EscapedPath()) {
+		w.Header().Set("Allow", http.MethodPost)
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	s.fail(w, r, apierr.New(apierr.NotFound, "the MCP host serves POST /<slug>/<userId> only"))
+}
+
+// mcpPath matches the paths of the MCP host: /<slug> and /<slug>/<userId>.
+var mcpPath = regexp.MustCompile(`^/[a-z0-9-]{3,64}(/[^/]+)?$`)

@@ -59,7 +59,7 @@ func crmServer(t *testing.T) *httptest.Server {
 func TestMCPServer_RunsLikeABuiltIn(t *testing.T) {
 	t.Parallel()
 	upstreamSrv := crmServer(t)
-	f := setupWith(t, storeOpen, testCatalog(t), upstreamSrv)
+	f := setupWith(t, storeOpen, testCatalogFS, upstreamSrv)
 	ctx := context.Background()
 	pool := x509.NewCertPool()
 	pool.AddCert(upstreamSrv.Certificate())
@@ -172,7 +172,7 @@ func TestMCPServer_OlderSSETransport(t *testing.T) {
 		})
 	sse := httptest.NewTLSServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	t.Cleanup(sse.Close)
-	f := setupWith(t, storeOpen, testCatalog(t), sse)
+	f := setupWith(t, storeOpen, testCatalogFS, sse)
 	ctx := context.Background()
 	pool := x509.NewCertPool()
 	pool.AddCert(sse.Certificate())
@@ -222,7 +222,7 @@ func TestMCPServer_SessionsArePooled(t *testing.T) {
 	t.Cleanup(ts.Close)
 	count := func() int { mu.Lock(); defer mu.Unlock(); return requests }
 
-	f := setupWith(t, storeOpen, testCatalog(t), ts)
+	f := setupWith(t, storeOpen, testCatalogFS, ts)
 	ctx := context.Background()
 	pool := x509.NewCertPool()
 	pool.AddCert(ts.Certificate())

@@ -18,7 +18,6 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
-	"github.com/switchboard-gw/switchboard/internal/store/storetest"
 )
 
 // textDecoders lets the validator read the non-JSON bodies the document
@@ -116,15 +115,7 @@ func offersJSON(route *routers.Route, status int) bool {
 // against openapi.json: successes and the usual failures.
 func TestOpenAPI_LiveAnswersFitTheDocument(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]storetest.Opener{"sqlite": storetest.OpenSQLite, "postgres": storetest.OpenPostgres} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if name == "postgres" {
-				storetest.PostgresURL(t)
-			}
-			liveScenario(t, setupOn(t, open))
-		})
-	}
+	onBothDatabases(t, liveScenario)
 }
 
 func liveScenario(t *testing.T, f *fixture) {

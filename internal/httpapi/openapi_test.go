@@ -77,7 +77,26 @@ func registeredRoutes(t *testing.T) []routePattern {
 		return "", false
 	}
 	var out []routePattern
-	ast.Inspect(file, func(n ast.Node) bool {
+	for _, decl := range file.Decls {
+		// The {mcp_url} host serves the operations of /v1/mcp/... at its root.
+		hostPrefix := ""
+		if fn, ok := decl.(*ast.FuncDecl); ok && fn.Name.Name == "routesMCPHost" {
+			hostPrefix = "/v1/mcp"
+		}
+		out = append(out, routesIn(t, fset, decl, eval, hostPrefix)...)
+	}
+	if len(out) < 40 {
+		t.Fatalf("found only %d routes in routes.go", len(out))
+	}
+	return out
+}
+
+// routesIn reads the route patterns registered inside one declaration,
+// with hostPrefix put before each path.
+func routesIn(t *testing.T, fset *token.FileSet, decl ast.Node, eval func(ast.Expr) (string, bool), hostPrefix string) []routePattern {
+	t.Helper()
+	var out []routePattern
+	ast.Inspect(decl, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok || len(call.Args) != 3 {
 			return true
@@ -94,12 +113,9 @@ func registeredRoutes(t *testing.T) []routePattern {
 		if !found {
 			method, path = "", pattern // any method
 		}
-		out = append(out, routePattern{method, path})
+		out = append(out, routePattern{method, hostPrefix + path})
 		return true
 	})
-	if len(out) < 40 {
-		t.Fatalf("found only %d routes in routes.go", len(out))
-	}
 	return out
 }
 

@@ -53,6 +53,18 @@ func (s *Server) routesPublic(mux *http.ServeMux) {
 	s.routesAssets(mux, "/assets")
 }
 
+// routesMCPHost registers the {mcp_url} host: POST /:slug/:userId and
+// POST /:slug, each behind the API key of the slug's project. Another
+// method on an endpoint path is 405; any other path is 404.
+func (s *Server) routesMCPHost(mux *http.ServeMux) {
+	inner := http.NewServeMux()
+	s.routeMCP(inner, "POST /{slug}/{userId}", s.handleEndpointMCP)
+	s.routeMCP(inner, "POST /{slug}", s.handleEndpointMCP)
+	mux.Handle("POST /{slug}/{userId}", s.requireAPIKey(inner))
+	mux.Handle("POST /{slug}", s.requireAPIKey(inner))
+	mux.Handle("/", http.HandlerFunc(s.mcpHostFallback))
+}
+
 // routesAssets registers the asset keys under prefix: /assets on the base
 // host, the root on the assets host.
 func (s *Server) routesAssets(mux *http.ServeMux, prefix string) {

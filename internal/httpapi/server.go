@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
@@ -169,26 +168,10 @@ func (s *Server) Handler() http.Handler {
 // /:slug/:userId (and /:slug for the default user) only, with the API key
 // of the slug's project; every other path answers 404.
 func (s *Server) MCPHandler() http.Handler {
-	inner := http.NewServeMux()
-	s.routeMCP(inner, "POST /{slug}/{userId}", s.handleEndpointMCP)
-	s.routeMCP(inner, "POST /{slug}", s.handleEndpointMCP)
 	mux := http.NewServeMux()
-	mux.Handle("POST /{slug}/{userId}", s.requireAPIKey(inner))
-	mux.Handle("POST /{slug}", s.requireAPIKey(inner))
-	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Another method on an endpoint path is 405; any other path is 404.
-		if mcpPath.MatchString(r.URL.EscapedPath()) {
-			w.Header().Set("Allow", http.MethodPost)
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		s.fail(w, r, apierr.New(apierr.NotFound, "the MCP host serves POST /<slug>/<userId> only"))
-	}))
+	s.routesMCPHost(mux)
 	return s.instrument(mux)
 }
-
-// mcpPath matches the paths of the MCP host: /<slug> and /<slug>/<userId>.
-var mcpPath = regexp.MustCompile(`^/[a-z0-9-]{3,64}(/[^/]+)?$`)
 
 // AssetsHandler returns the handler of the optional {assets_url} listener,
 // which serves the asset keys at its root.

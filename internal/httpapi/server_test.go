@@ -4,36 +4,26 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"io/fs"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
-	"github.com/switchboard-gw/switchboard/internal/catalog"
-	"github.com/switchboard-gw/switchboard/internal/connect"
-	"github.com/switchboard-gw/switchboard/internal/execute"
-	"github.com/switchboard-gw/switchboard/internal/logging"
-	"github.com/switchboard-gw/switchboard/internal/mcpserver"
-	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
-	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/store/storetest"
-	"github.com/switchboard-gw/switchboard/internal/trigger"
-	"github.com/switchboard-gw/switchboard/internal/upstream"
 	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
@@ -58,15 +48,6 @@ func (b *syncBuffer) String() string {
 // testCatalogFS is a small catalog of three connectors for route tests.
 var testCatalogFS, _ = fs.Sub(os.DirFS("testdata"), "catalog")
 
-func testCatalog(t *testing.T) *catalog.Catalog {
-	t.Helper()
-	cat, err := catalog.Load(testCatalogFS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat
-}
-
 // fixture is one test's server with a project and a live key.
 type fixture struct {
 	t       *testing.T
@@ -86,58 +67,83 @@ type fixture struct {
 	ring *secret.Keyring
 }
 
-// storeOpen is the store most tests run on.
-var storeOpen = storetest.OpenSQLite
+// database makes a fresh, empty database for one test and returns its URL.
+type database func(t *testing.T) string
 
-func setup(t *testing.T) *fixture { return setupOn(t, storetest.OpenSQLite) }
+// sqliteDB is a SQLite file in the test's temp dir.
+func sqliteDB(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "switchboard.db") }
 
-// setupOn builds the fixture on the store open makes, with a fake provider
+// postgresDB is a schema of the test's own on SWITCHBOARD_TEST_POSTGRES_URL
+// (the test is skipped without it).
+var postgresDB database = storetest.PostgresSchemaURL
+
+// storeOpen is the database most tests run on.
+var storeOpen database = sqliteDB
+
+func setup(t *testing.T) *fixture { return setupOn(t, sqliteDB) }
+
+// setupOn builds the fixture on the database db makes, with a fake provider
 // (a loopback TLS server) that the delta connector's tools reach.
-func setupOn(t *testing.T, open storetest.Opener) *fixture {
+func setupOn(t *testing.T, db database) *fixture {
 	t.Helper()
 	provider := httptest.NewTLSServer(http.HandlerFunc(fakeDelta))
 	t.Cleanup(provider.Close)
-	return setupWith(t, open, testCatalog(t), provider)
+	return setupWith(t, db, testCatalogFS, provider)
 }
 
-// setupWith builds the fixture on a given catalog and fake provider.
-func setupWith(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provider *httptest.Server) *fixture {
+// setupWith builds the fixture on a given catalog and fake provider (nil:
+// none).
+func setupWith(t *testing.T, db database, catFS fs.FS, provider *httptest.Server) *fixture {
 	t.Helper()
-	return setupBase(t, open, cat, provider, "http://sb.test", "http://web.sb.test")
+	return setupBase(t, db, catFS, provider, "http://sb.test", "http://web.sb.test")
 }
+
+// FixtureApp is what a fixture needs to build the application.
+type FixtureApp struct {
+	// DatabaseURL, BaseURL and WebURL go into the configuration; SecretKeys
+	// is the key ring as SWITCHBOARD_SECRET_KEYS.
+	DatabaseURL, BaseURL, WebURL, SecretKeys string
+	// CatalogFS, Now, Logs, RootCAs and LookupFunc become app.Options.
+	CatalogFS  fs.FS
+	Now        func() time.Time
+	Logs       io.Writer
+	RootCAs    *x509.CertPool
+	LookupFunc func(ctx context.Context, host string) ([]netip.Addr, error)
+}
+
+// FixtureParts are the parts of the built application a fixture uses.
+type FixtureParts struct {
+	Server  *Server
+	Store   *store.Store
+	Worker  *webhook.Worker
+	Keyring *secret.Keyring
+}
+
+// BuildApp builds the whole application with app.New, closed when the test
+// ends. wire_test.go sets it: it is in package httpapi_test, since this
+// package's own tests cannot import internal/app, which imports httpapi.
+var BuildApp func(t *testing.T, in FixtureApp) FixtureParts
 
 // setupBase builds the fixture with given public base and web URLs (a real
-// test server's, for a browser).
-func setupBase(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provider *httptest.Server, base, web string) *fixture {
+// test server's, for a browser), through app.New as serve does, with a
+// loopback-allowing guard that trusts the fake provider's certificate.
+func setupBase(t *testing.T, db database, catFS fs.FS, provider *httptest.Server, base, web string) *fixture {
 	t.Helper()
 	clock := storetest.NewClock()
-	st := open(t, clock.Now)
 	logs := &syncBuffer{}
-	log := logging.New(logs, "json", slog.LevelDebug)
 	pool := x509.NewCertPool()
-	pool.AddCert(provider.Certificate())
+	providerHost := ""
+	if provider != nil {
+		pool.AddCert(provider.Certificate())
+		providerHost = strings.TrimPrefix(provider.URL, "https://")
+	}
 	material := make([]byte, secret.KeySize)
 	_, _ = rand.Read(material)
-	ring, _ := secret.NewKeyring(secret.Key{ID: "k1", Material: material})
-	accounts := account.NewService(st, ring, cat)
-	guard := netguard.New(netguard.Options{AllowLoopback: true, TLSConfig: &tls.Config{RootCAs: pool}})
-	exec := execute.New(execute.Options{Store: st, Accounts: accounts, Catalog: cat, Guard: guard, Keyring: ring, Logger: log, Now: clock.Now})
-	links := connect.NewService(st, cat, web, clock.Now)
-	worker := webhook.NewWorker(st, ring, netguard.New(netguard.Options{AllowLoopback: true}).Client(), log, clock.Now)
-	webhooks := webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: true, Notify: worker.Notify,
-		AllowedFunc: netguard.New(netguard.Options{AllowLoopback: true}).Allowed, LookupFunc: fakeLookup})
-	triggers := trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: exec,
-		Logger: log, BaseURL: base, Notify: worker.Notify, Now: clock.Now})
-	sessions := session.NewService(session.Options{Store: st, Catalog: cat, Accounts: accounts, Executor: exec, Links: links,
-		BaseURL: base, Now: clock.Now})
-	catalogs := upstream.NewCatalogs(cat, st)
-	page := connect.NewPage(connect.PageOptions{Links: links, Store: st, Catalog: cat, Projects: catalogs, Accounts: accounts, Executor: exec,
-		Keyring: ring, Guard: guard, Logger: log, BaseURL: base, AssetsURL: base + "/assets", Now: clock.Now})
-	srv := New(Options{
-		Store: st, Logger: log, Catalog: cat, Catalogs: catalogs, Logos: testCatalogFS, Accounts: accounts, Executor: exec,
-		Sessions: sessions, MCP: mcpserver.New(sessions, log), Links: links, Page: page, Triggers: triggers, Webhooks: webhooks,
-		BaseURL: base, WebURL: web,
+	parts := BuildApp(t, FixtureApp{
+		DatabaseURL: db(t), BaseURL: base, WebURL: web, SecretKeys: "k1:" + base64.StdEncoding.EncodeToString(material),
+		CatalogFS: catFS, Now: clock.Now, Logs: logs, RootCAs: pool, LookupFunc: fakeLookup,
 	})
+	st := parts.Store
 	ctx := context.Background()
 	p, err := st.CreateProject(ctx, "test")
 	if err != nil {
@@ -148,8 +154,8 @@ func setupBase(t *testing.T, open storetest.Opener, cat *catalog.Catalog, provid
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{t: t, srv: srv, h: srv.Handler(), store: st, clock: clock, logs: logs, project: p, key: key, keyID: k.ID,
-		providerHost: strings.TrimPrefix(provider.URL, "https://"), worker: worker, ring: ring}
+	return &fixture{t: t, srv: parts.Server, h: parts.Server.Handler(), store: st, clock: clock, logs: logs, project: p, key: key, keyID: k.ID,
+		providerHost: providerHost, worker: parts.Worker, ring: parts.Keyring}
 }
 
 // fakeHooks records the hook registrations fakeDelta received.

@@ -262,7 +262,7 @@ func TestSession_ReadOnlyProxySendsOnlyGET(t *testing.T) {
 		fakeDelta(w, r)
 	}))
 	t.Cleanup(provider.Close)
-	f := setupWith(t, storeOpen, testCatalog(t), provider)
+	f := setupWith(t, storeOpen, testCatalogFS, provider)
 	if st, _, raw := f.json("POST", "/v1/connections", fmt.Sprintf(`{"connectorId":"delta","userId":"u1","credential":{"type":"api_key","apiKey":"k","host":%q}}`, f.providerHost)); st != 200 {
 		t.Fatal(raw)
 	}

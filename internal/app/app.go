@@ -1,0 +1,184 @@
+// Package app builds Switchboard's object graph in one place. New calls
+// every constructor (store, key ring, catalog, outbound guard, the feature
+// services, the MCP server and the HTTP API); Run supervises the background
+// jobs and the listeners; Close shuts everything down in one written order.
+// `switchboard serve`, the HTTP API tests and the benchmark all build the
+// application here, so they run the same wiring.
+//
+// Dependencies point one way: app imports the feature packages and httpapi,
+// nothing imports app but cli, tests and the benchmark.
+package app
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/netip"
+	"sync"
+	"time"
+
+	builtin "github.com/switchboard-gw/switchboard/catalog"
+	"github.com/switchboard-gw/switchboard/internal/account"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/config"
+	"github.com/switchboard-gw/switchboard/internal/connect"
+	"github.com/switchboard-gw/switchboard/internal/execute"
+	"github.com/switchboard-gw/switchboard/internal/httpapi"
+	"github.com/switchboard-gw/switchboard/internal/mcpserver"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/secret"
+	"github.com/switchboard-gw/switchboard/internal/session"
+	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/trigger"
+	"github.com/switchboard-gw/switchboard/internal/upstream"
+	"github.com/switchboard-gw/switchboard/internal/webhook"
+)
+
+// Options are what a caller other than the configuration decides. The zero
+// value is production: the system clock, resolver and TLS roots, the
+// built-in catalog, no loopback, a discarded log.
+type Options struct {
+	// Logger receives every log line; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock of the store and every service; nil means time.Now.
+	Now func() time.Time
+	// CatalogFS holds connectors/<id>.yaml and logos/<id>.svg; nil means
+	// the built-in catalog.
+	CatalogFS fs.FS
+	// AllowLoopback lets outbound requests of every purpose reach
+	// 127.0.0.1 and ::1, where tests and the benchmark run fake providers.
+	AllowLoopback bool
+	// RootCAs, when set, are the only TLS roots outbound requests trust
+	// (the certificates of fake providers).
+	RootCAs *x509.CertPool
+	// LookupFunc resolves host names where a URL is checked before any
+	// request (webhook registration); nil uses the system resolver.
+	LookupFunc func(ctx context.Context, host string) ([]netip.Addr, error)
+	// OnListen, when set, is told each listener's name ("base", "mcp",
+	// "assets") and bound address once Run is listening.
+	OnListen func(name, addr string)
+	// MaxConns bounds the database pool; 0 picks the store's default.
+	MaxConns int
+}
+
+// App is the built application. Its fields are the parts, for the tests and
+// the benchmark to set up data with; only New assigns them.
+type App struct {
+	// Config is the configuration the application was built from.
+	Config *config.Config
+	// Logger is the application's log.
+	Logger *slog.Logger
+	// Store is the migrated database.
+	Store *store.Store
+	// Keyring seals and opens stored secrets; it passed sealed.Check.
+	Keyring *secret.Keyring
+	// Catalog holds the built-in (or given) connectors; Catalogs adds each
+	// project's own connectors to it.
+	Catalog  *catalog.Catalog
+	Catalogs *upstream.Catalogs
+	// Guard is the outbound guard every outbound request goes through.
+	Guard *netguard.Guard
+	// Accounts, Executor, Sessions, Links, Page, Triggers and Webhooks are
+	// the feature services.
+	Accounts *account.Service
+	Executor *execute.Executor
+	Sessions *session.Service
+	Links    *connect.Service
+	Page     *connect.Page
+	Triggers *trigger.Service
+	Webhooks *webhook.Service
+	// Worker delivers webhooks; Refresher re-discovers projects' MCP
+	// servers. Both run under Run.
+	Worker    *webhook.Worker
+	Refresher *upstream.Refresher
+	// MCP serves sessions and endpoints over MCP; API is the HTTP API.
+	MCP *mcpserver.Server
+	API *httpapi.Server
+
+	onListen func(name, addr string)
+
+	// mu guards the running parts that Close stops.
+	mu sync.Mutex
+	// servers are the listeners' HTTP servers while Run serves.
+	servers []namedServer
+	// stopJobs cancels the background jobs and waits for them; nil when
+	// they are not running.
+	stopJobs func()
+	// jobsRan is set once the background jobs have run (the executor's
+	// job closes the executor when it ends).
+	jobsRan bool
+	// closed is set by Close; Run refuses to start after it.
+	closed    bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New builds the application: it opens and migrates the database, loads the
+// key ring and checks it against the stored secrets, loads the catalog and
+// constructs every service. Nothing runs until Run. On error, what was
+// opened is closed again.
+func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	catFS := o.CatalogFS
+	if catFS == nil {
+		catFS = builtin.FS
+	}
+	a := &App{Config: cfg, Logger: log, onListen: o.OnListen}
+
+	st, err := OpenStore(ctx, cfg, log, store.Options{Now: o.Now, MaxConns: o.MaxConns})
+	if err != nil {
+		return nil, err
+	}
+	a.Store = st
+	ring, err := LoadKeyring(ctx, cfg, st, log)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	a.Keyring = ring
+	log.Info("storage ready", "database", describeStore(st, cfg), "secret_key", ring.PrimaryKeyID())
+
+	cat, err := catalog.Load(catFS)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("load the catalog: %w", err)
+	}
+	a.Catalog = cat
+	log.Info("catalog loaded", "connectors", len(cat.Connectors()), "tools", len(cat.Tools()))
+
+	var tlsConfig *tls.Config
+	if o.RootCAs != nil {
+		tlsConfig = &tls.Config{RootCAs: o.RootCAs}
+	}
+	guard := newGuard(cfg, o.AllowLoopback, tlsConfig)
+	a.Guard = guard
+
+	a.Catalogs = upstream.NewCatalogs(cat, st)
+	a.Accounts = account.NewService(st, ring, cat)
+	a.Executor = execute.New(execute.Options{Store: st, Accounts: a.Accounts, Catalog: cat, Guard: guard, Keyring: ring, Logger: log, Now: o.Now})
+	a.Worker = webhook.NewWorker(st, ring, guard.Webhooks().Client(), log, o.Now)
+	a.Refresher = &upstream.Refresher{Store: st, Keyring: ring, Guard: guard, Logger: log}
+	a.Webhooks = webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: cfg.WebhooksAllowHTTPLoopback,
+		Notify: a.Worker.Notify, AllowedFunc: guard.Webhooks().Allowed, LookupFunc: o.LookupFunc})
+	a.Triggers = trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: a.Executor,
+		Logger: log, BaseURL: cfg.BaseURL, Notify: a.Worker.Notify, Now: o.Now})
+	a.Links = connect.NewService(st, cat, cfg.WebURL, o.Now)
+	a.Sessions = session.NewService(session.Options{Store: st, Catalog: cat, Accounts: a.Accounts, Executor: a.Executor, Links: a.Links,
+		BaseURL: cfg.BaseURL, Now: o.Now})
+	a.Page = connect.NewPage(connect.PageOptions{Links: a.Links, Store: st, Catalog: cat, Projects: a.Catalogs, Accounts: a.Accounts,
+		Executor: a.Executor, Keyring: ring, Guard: guard, Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL, Now: o.Now})
+	a.MCP = mcpserver.New(a.Sessions, log)
+	a.API = httpapi.New(httpapi.Options{
+		Store: st, Logger: log, Catalog: cat, Catalogs: a.Catalogs, Logos: catFS, Accounts: a.Accounts, Executor: a.Executor,
+		Sessions: a.Sessions, MCP: a.MCP, Links: a.Links, Page: a.Page, Triggers: a.Triggers, Webhooks: a.Webhooks,
+		BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
+		BodyReadTimeout: cfg.BodyReadTimeout,
+	})
+	return a, nil
+}

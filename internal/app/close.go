@@ -1,0 +1,53 @@
+package app
+
+import (
+	"context"
+	"sync"
+)
+
+// Close shuts the application down in this order, each step after the one
+// before has finished:
+//
+//  1. the listeners stop accepting, and in-flight requests get the
+//     shutdown timeout to finish (then they are cut off);
+//  2. the background jobs stop, after the requests that may still have
+//     needed them (a token refresh, a webhook to deliver);
+//  3. the executor flushes last-used times and closes its upstream MCP
+//     sessions (its background job does this when it ran);
+//  4. the database closes, last, since every step above may still write.
+//
+// Close is safe to call more than once and without Run; later calls
+// return the first one's result.
+func (a *App) Close() error {
+	a.closeOnce.Do(func() {
+		a.mu.Lock()
+		a.closed = true
+		servers, stopJobs, jobsRan := a.servers, a.stopJobs, a.jobsRan
+		a.servers, a.stopJobs = nil, nil
+		a.mu.Unlock()
+
+		if len(servers) > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), a.shutdownTimeout())
+			var wg sync.WaitGroup
+			for _, s := range servers {
+				wg.Go(func() {
+					if err := s.srv.Shutdown(ctx); err != nil {
+						a.Logger.Warn("requests still in flight at the shutdown deadline were cut off", "listener", s.name, "error", err.Error())
+						s.srv.Close()
+					}
+				})
+			}
+			wg.Wait()
+			cancel()
+		}
+		if stopJobs != nil {
+			stopJobs()
+		}
+		if !jobsRan {
+			a.Executor.Close(context.Background())
+		}
+		a.closeErr = a.Store.Close()
+		a.Logger.Info("stopped")
+	})
+	return a.closeErr
+}
