@@ -95,7 +95,10 @@ func (v *validator) connector(c *Connector) {
 			v.add("api.transport", "%q is not a transport; leave it empty (Streamable HTTP) or say %q", c.API.Transport, TransportSSE)
 		}
 	} else {
-		v.baseURL("api.baseUrl", c.API.BaseURL, fields)
+		// An imported internal API may be plain http: the import accepts
+		// it only for a host in a network the operator opened to the
+		// connector (upstream.ImportOptions.PlainHTTPFunc).
+		v.baseURL("api.baseUrl", c.API.BaseURL, fields, v.relaxed && c.Origin == OriginOpenAPI)
 		if c.API.Transport != "" {
 			v.add("api.transport", "is only for a project's MCP servers")
 		}
@@ -135,7 +138,8 @@ func (v *validator) connector(c *Connector) {
 	}
 }
 
-func (v *validator) baseURL(field, raw string, fields map[string]bool) {
+// baseURL checks an https URL without a query; plainHTTP accepts http too.
+func (v *validator) baseURL(field, raw string, fields map[string]bool, plainHTTP bool) {
 	filled := placeholderRegex.ReplaceAllStringFunc(raw, func(m string) string {
 		name := placeholderRegex.FindStringSubmatch(m)[1]
 		if !fields[name] {
@@ -144,7 +148,7 @@ func (v *validator) baseURL(field, raw string, fields map[string]bool) {
 		return "x"
 	})
 	u, err := url.Parse(filled)
-	if err != nil || u.Scheme != "https" || u.Host == "" || u.RawQuery != "" {
+	if err != nil || u.Host == "" || u.RawQuery != "" || (u.Scheme != "https" && !(plainHTTP && u.Scheme == "http")) {
 		v.add(field, "%q must be an https URL without a query", raw)
 	}
 }
@@ -164,9 +168,9 @@ func (v *validator) authMethod(p string, m *AuthMethod, fields map[string]bool) 
 			return
 		}
 		if m.Type == AuthOAuth2 {
-			v.baseURL(p+".oauth2.authorizeUrl", m.OAuth2.AuthorizeURL, fields)
+			v.baseURL(p+".oauth2.authorizeUrl", m.OAuth2.AuthorizeURL, fields, false)
 		}
-		v.baseURL(p+".oauth2.tokenUrl", m.OAuth2.TokenURL, fields)
+		v.baseURL(p+".oauth2.tokenUrl", m.OAuth2.TokenURL, fields, false)
 		switch m.OAuth2.TokenAuthStyle {
 		case "":
 			m.OAuth2.TokenAuthStyle = "header"

@@ -51,3 +51,40 @@ func TestAdminTools_ProjectOwnConnectorTools(t *testing.T) {
 		t.Fatalf("allow own tool: %d %s %s", code, out, stderr)
 	}
 }
+
+// TestAdminOpenAPIImport_PlainHTTPOnlyInOpenedNetwork: an http:// base URL is
+// accepted when its host is inside a private network the operator opened to
+// that connector (or to every connector), and the output says so; anywhere
+// else https stays required.
+func TestAdminOpenAPIImport_PlainHTTPOnlyInOpenedNetwork(t *testing.T) {
+	t.Parallel()
+	env := dbEnv(t)
+	env["SWITCHBOARD_OUTBOUND_ALLOW"] = "connector:notes=10.20.0.0/16,connectors=10.30.0.0/24,mcp=10.40.0.0/16"
+	proj := newProject(t, env)
+	imp := func(id, base string, extra ...string) (int, string, string) {
+		return runCLI(t, env, append([]string{"admin", "openapi", "import", "--project", proj.ID, "--id", id,
+			"../upstream/testdata/notes-31.yaml", "--base-url", base}, extra...)...)
+	}
+	if code, out, stderr := imp("notes", "http://10.20.1.5:8080/v1", "--json"); code != 0 || !strings.Contains(out, `"plainHttp": true`) {
+		t.Fatalf("opened to the connector: %d %s %s", code, out, stderr)
+	}
+	if code, out, stderr := imp("notes", "http://10.20.1.5:8080/v1"); code != 0 || !strings.Contains(out, "plain http") {
+		t.Fatalf("text output: %d %s %s", code, out, stderr)
+	}
+	if code, out, stderr := imp("billing", "http://10.30.0.9/api"); code != 0 || !strings.Contains(out, "plain http") {
+		t.Fatalf("opened to every connector: %d %s %s", code, out, stderr)
+	}
+	if code, out, _ := imp("secure", "https://api.example.com/v1", "--json"); code != 0 || strings.Contains(out, "plainHttp") {
+		t.Fatalf("https: %d %s", code, out)
+	}
+	for _, c := range []struct{ id, base string }{
+		{"other", "http://10.20.1.5/v1"},     // another connector's network
+		{"notes", "http://10.40.0.2/v1"},     // opened to MCP servers only
+		{"notes", "http://93.184.216.34/v1"}, // the public internet
+		{"notes", "http://127.0.0.1/v1"},
+	} {
+		if code, _, stderr := imp(c.id, c.base); code != exitError || !strings.Contains(stderr, "must be https") {
+			t.Errorf("%s %s: %d %s", c.id, c.base, code, stderr)
+		}
+	}
+}
