@@ -254,13 +254,31 @@ func linkUsed() error {
 // Rotate replaces an account's credential when expectedRevision is current,
 // setting a reauth_required account back to active.
 func (s *Service) Rotate(ctx context.Context, projectID, id string, raw json.RawMessage, expected int64) (int64, error) {
-	return s.RotateThroughLink(ctx, "", projectID, id, raw, expected)
+	return s.rotate(ctx, "", projectID, id, raw, &expected)
+}
+
+// RotateCurrent replaces an account's credential whatever its revision
+// (PATCH /v1/connections/:id without expectedRevision): the caller asks
+// for the new credential to win, not for a check against a revision it
+// has never been shown.
+func (s *Service) RotateCurrent(ctx context.Context, projectID, id string, raw json.RawMessage) (int64, error) {
+	return s.rotate(ctx, "", projectID, id, raw, nil)
 }
 
 // RotateThroughLink is Rotate for a reconnect through a connect link: the
 // link (when linkID is set) is used up in the same transaction, or the
 // request is 410 LINK_USED and the credential is unchanged.
 func (s *Service) RotateThroughLink(ctx context.Context, linkID, projectID, id string, raw json.RawMessage, expected int64) (int64, error) {
+	return s.rotate(ctx, linkID, projectID, id, raw, &expected)
+}
+
+// rotateAttempts bounds the retries of a rotation without an expected
+// revision that keeps meeting concurrent rotations.
+const rotateAttempts = 3
+
+// rotate replaces the credential at the expected revision, or, with none,
+// at the current one (read again when another rotation got in between).
+func (s *Service) rotate(ctx context.Context, linkID, projectID, id string, raw json.RawMessage, expected *int64) (int64, error) {
 	c, err := s.Get(ctx, projectID, id)
 	if err != nil {
 		return 0, err
@@ -288,14 +306,28 @@ func (s *Service) RotateThroughLink(ctx context.Context, linkID, projectID, id s
 	if err != nil {
 		return 0, apierr.New(apierr.ExecutionError, "the new credential could not be stored").WithStatus(http.StatusInternalServerError)
 	}
-	rev, err := s.store.RotateCredentialThroughLink(ctx, linkID, projectID, id, expected, sealed, scopes)
+	at := c.Revision
+	if expected != nil {
+		at = *expected
+	}
+	rev, err := s.store.RotateCredentialThroughLink(ctx, linkID, projectID, id, at, sealed, scopes)
+	for n := 1; expected == nil && errors.Is(err, store.ErrStaleRevision) && n < rotateAttempts; n++ {
+		if c, err = s.Get(ctx, projectID, id); err != nil {
+			return 0, err
+		}
+		at = c.Revision
+		rev, err = s.store.RotateCredentialThroughLink(ctx, linkID, projectID, id, at, sealed, scopes)
+	}
 	switch {
 	case errors.Is(err, store.ErrLinkUsed):
 		return 0, linkUsed()
 	case errors.Is(err, store.ErrNotFound):
 		return 0, notFound(id)
 	case errors.Is(err, store.ErrStaleRevision):
-		return 0, apierr.New(apierr.Conflict, "expectedRevision %d is stale: the credential was rotated since; read the connection again", expected)
+		if expected == nil {
+			return 0, apierr.New(apierr.Conflict, "the credential is being rotated by another request; try again")
+		}
+		return 0, apierr.New(apierr.Conflict, "expectedRevision %d is stale: the credential was rotated since; read the connection again", *expected)
 	case err != nil:
 		return 0, apierr.New(apierr.ExecutionError, "the credential rotation failed; the old credential is unchanged").WithStatus(http.StatusInternalServerError)
 	}

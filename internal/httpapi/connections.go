@@ -122,13 +122,10 @@ func (s *Server) handleConnectionPatch(w http.ResponseWriter, r *http.Request) e
 	issues := s.decodeBody(w, r, &body)
 	rotate := len(body.Credential) > 0 && string(body.Credential) != "null"
 	if body.Name == nil && !rotate {
-		issues.Add(apierr.IssueRequired, []any{}, "give name to rename, or credential with expectedRevision to rotate")
+		issues.Add(apierr.IssueRequired, []any{}, "give name to rename, or credential (and optionally expectedRevision) to rotate")
 	}
 	if body.Name != nil && (*body.Name == "" || utf8.RuneCountInString(*body.Name) > account.MaxNameLen) {
 		issues.Add(apierr.IssueInvalidValue, []any{"name"}, "must be 1 to %d characters", account.MaxNameLen)
-	}
-	if rotate && body.ExpectedRevision == nil {
-		issues.Add(apierr.IssueRequired, []any{"expectedRevision"}, "is required with credential: the revision being replaced")
 	}
 	if err := issues.Err(); err != nil {
 		return err
@@ -139,7 +136,15 @@ func (s *Server) handleConnectionPatch(w http.ResponseWriter, r *http.Request) e
 	}
 	out := map[string]any{"id": id}
 	if rotate {
-		rev, err := s.accounts.Rotate(ctx, pid, id, body.Credential, *body.ExpectedRevision)
+		// expectedRevision is optional (SPEC.md 4.5 lists it without
+		// requiring it): given, a stale one is 409 CONFLICT.
+		var rev int64
+		var err error
+		if body.ExpectedRevision != nil {
+			rev, err = s.accounts.Rotate(ctx, pid, id, body.Credential, *body.ExpectedRevision)
+		} else {
+			rev, err = s.accounts.RotateCurrent(ctx, pid, id, body.Credential)
+		}
 		if err != nil {
 			return err
 		}
