@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"unicode/utf8"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -19,12 +18,6 @@ const (
 	PurposeCredential   = "connection.credential"
 	PurposeClientSecret = "auth_config.client_secret"
 )
-
-// MaxNameLen bounds an account name (SPEC.md 8).
-const MaxNameLen = 64
-
-// MaxUserIDLen bounds a user id (SPEC.md 8).
-const MaxUserIDLen = 256
 
 // Service runs the account rules over the store.
 type Service struct {
@@ -117,10 +110,10 @@ func (s *Service) Create(ctx context.Context, projectID string, req CreateReques
 		issues.Add(apierr.IssueInvalidValue, []any{"userId"}, "give either userId or global: true, not both")
 	case !req.Global && req.UserID == "":
 		issues.Add(apierr.IssueRequired, []any{"userId"}, "is required unless global is true")
-	case utf8.RuneCountInString(req.UserID) > MaxUserIDLen:
-		issues.Add(apierr.IssueTooBig, []any{"userId"}, "must be at most %d characters", MaxUserIDLen)
+	default:
+		CheckUserID(req.UserID, "userId", false, &issues)
 	}
-	checkName(req.Name, &issues)
+	CheckName(req.Name, false, &issues)
 	if len(req.Credential) == 0 || string(req.Credential) == "null" {
 		issues.Add(apierr.IssueRequired, []any{"credential"}, "is required: an object with a type")
 	}
@@ -155,15 +148,6 @@ func (s *Service) Create(ctx context.Context, projectID string, req CreateReques
 		return store.Connection{}, linkUsed()
 	}
 	return c, err
-}
-
-func checkName(name string, issues *apierr.Issues) {
-	if name == "" {
-		return
-	}
-	if utf8.RuneCountInString(name) > MaxNameLen {
-		issues.Add(apierr.IssueTooBig, []any{"name"}, "must be at most %d characters", MaxNameLen)
-	}
 }
 
 func peekType(raw json.RawMessage) string {
@@ -236,6 +220,10 @@ func (s *Service) List(ctx context.Context, projectID, userID string) ([]store.C
 
 // Rename renames an account; a name the user already has is 409 NAME_TAKEN.
 func (s *Service) Rename(ctx context.Context, projectID, id, name string) error {
+	var issues apierr.Issues
+	if CheckName(name, true, &issues); issues.Err() != nil {
+		return issues.Err()
+	}
 	err := s.store.RenameConnection(ctx, projectID, id, name)
 	switch {
 	case errors.Is(err, store.ErrNotFound):

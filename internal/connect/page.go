@@ -538,8 +538,9 @@ func (p *Page) Rename(ctx context.Context, token, id, name string) (account.Publ
 		return account.PublicView{}, err
 	}
 	ctx = p.projectContext(ctx, l.ProjectID)
-	if name == "" || len(name) > account.MaxNameLen {
-		return account.PublicView{}, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"name"}, Message: "must be 1 to 64 characters"})
+	var issues apierr.Issues
+	if account.CheckName(name, true, &issues); issues.Err() != nil {
+		return account.PublicView{}, issues.Err()
 	}
 	conn, err := p.ownAccount(ctx, l, id, "")
 	if err != nil {

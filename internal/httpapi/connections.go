@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -44,17 +43,6 @@ func newConnectionItem(c store.Connection) connectionItem {
 	return it
 }
 
-// checkUserID records an issue for a user id outside 1 to 256 characters.
-func checkUserID(userID string, field string, required bool, issues *apierr.Issues) {
-	n := utf8.RuneCountInString(userID)
-	switch {
-	case n == 0 && required:
-		issues.Add(apierr.IssueRequired, []any{field}, "is required")
-	case n > account.MaxUserIDLen:
-		issues.Add(apierr.IssueTooBig, []any{field}, "must be at most %d characters", account.MaxUserIDLen)
-	}
-}
-
 // checkUUID records an issue for a value that is set but not a UUID.
 func checkUUID(v, field string, issues *apierr.Issues) {
 	if v != "" && uuid.Validate(v) != nil {
@@ -67,7 +55,7 @@ func (s *Server) handleConnectionList(w http.ResponseWriter, r *http.Request) er
 	var issues apierr.Issues
 	q := r.URL.Query()
 	userID := q.Get("userId")
-	checkUserID(userID, "userId", true, &issues)
+	account.CheckUserID(userID, "userId", true, &issues)
 	if err := issues.Err(); err != nil {
 		return err
 	}
@@ -124,8 +112,9 @@ func (s *Server) handleConnectionPatch(w http.ResponseWriter, r *http.Request) e
 	if body.Name == nil && !rotate {
 		issues.Add(apierr.IssueRequired, []any{}, "give name to rename, or credential (and optionally expectedRevision) to rotate")
 	}
-	if body.Name != nil && (*body.Name == "" || utf8.RuneCountInString(*body.Name) > account.MaxNameLen) {
-		issues.Add(apierr.IssueInvalidValue, []any{"name"}, "must be 1 to %d characters", account.MaxNameLen)
+	// Checked before a rotation in the same request changes anything.
+	if body.Name != nil {
+		account.CheckName(*body.Name, true, &issues)
 	}
 	if err := issues.Err(); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 )
@@ -26,7 +27,7 @@ func (s *Server) handleExecute(w http.ResponseWriter, r *http.Request) error {
 	if body.UserID != nil {
 		userID = *body.UserID
 	}
-	checkUserID(userID, "userId", true, &issues)
+	account.CheckUserID(userID, "userId", true, &issues)
 	checkUUID(body.ConnectionID, "connectionId", &issues)
 	if err := issues.Err(); err != nil {
 		return err
@@ -59,7 +60,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) error {
 	if body.ConnectorID == "" {
 		issues.Add(apierr.IssueRequired, []any{"connectorId"}, "is required")
 	}
-	checkUserID(body.UserID, "userId", true, &issues)
+	account.CheckUserID(body.UserID, "userId", true, &issues)
 	if body.Endpoint == "" {
 		issues.Add(apierr.IssueRequired, []any{"endpoint"}, "is required: a path relative to the connector's API base URL")
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"regexp"
 	"time"
-	"unicode/utf8"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -81,9 +80,9 @@ func (s *Service) ForEndpoint(ctx context.Context, projectID, slug, userID strin
 		}
 		userID = "default"
 	}
-	if utf8.RuneCountInString(userID) > account.MaxUserIDLen {
-		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueTooBig, Path: []any{"userId"},
-			Message: fmt.Sprintf("must be at most %d characters", account.MaxUserIDLen)})
+	var issues apierr.Issues
+	if account.CheckUserID(userID, "userId", false, &issues); issues.Err() != nil {
+		return nil, issues.Err()
 	}
 	var spec Spec
 	if err := json.Unmarshal(e.Spec, &spec); err != nil {
