@@ -500,7 +500,7 @@ func (p *Page) label(ctx context.Context, conn store.Connection) {
 		p.Logger.InfoContext(ctx, "could not read the provider identity of a new account", "connection_id", conn.ID)
 		return
 	}
-	if v := execute.SelectPath(res, c.Identity.Label); v != nil {
+	if v := catalog.SelectPath(res, c.Identity.Label); v != nil {
 		_ = p.Store.SetConnectionLabel(ctx, conn.ID, fmt.Sprint(v))
 	}
 }

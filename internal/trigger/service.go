@@ -175,12 +175,12 @@ func (s *Service) Create(ctx context.Context, projectID string, r CreateRequest)
 		return Created{}, err
 	}
 	t.Setup = SetupAutomatic
-	t.HookID = fmt.Sprint(execute.SelectPath(res, reg.HookID))
+	t.HookID = fmt.Sprint(catalog.SelectPath(res, reg.HookID))
 	if t.HookID == "" || t.HookID == "<nil>" {
 		return Created{}, apierr.New(apierr.ExecutionError, "%s accepted the webhook but its answer has no id at %s", conn.ConnectorID, reg.HookID)
 	}
 	if reg.Secret != "" {
-		if v, ok := execute.SelectPath(res, reg.Secret).(string); ok && v != "" {
+		if v, ok := catalog.SelectPath(res, reg.Secret).(string); ok && v != "" {
 			ourSecret = v
 		}
 	}
