@@ -10,6 +10,7 @@ import (
 )
 
 var (
+	// idPattern is the shape of connector, tool and trigger ids.
 	idPattern        = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
 	placeholderRegex = regexp.MustCompile(`\{\+?([A-Za-z0-9_]+)\}`)
 	handlerPattern   = regexp.MustCompile(`^[a-z0-9_]+$`)
@@ -413,3 +414,8 @@ func (v *validator) trigger(p string, c *Connector, tr *Trigger) {
 		v.add(p+".setup.register.hookId", "is required: where the created webhook's id is in the response")
 	}
 }
+
+// ValidID reports whether id has the shape of a connector id: lowercase
+// letters and digits in words joined by single underscores. A project's
+// own connectors (imported APIs, MCP servers) take the same rule.
+func ValidID(id string) bool { return idPattern.MatchString(id) }

@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"regexp"
+	"strings"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
@@ -177,7 +177,7 @@ func (s *Server) MCPHandler() http.Handler {
 	mux.Handle("POST /{slug}", s.requireAPIKey(inner))
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Another method on an endpoint path is 405; any other path is 404.
-		if mcpPath.MatchString(r.URL.EscapedPath()) {
+		if mcpPath(r.URL.EscapedPath()) {
 			w.Header().Set("Allow", http.MethodPost)
 			w.WriteHeader(http.StatusMethodNotAllowed)
 			return
@@ -187,8 +187,16 @@ func (s *Server) MCPHandler() http.Handler {
 	return s.instrument(mux)
 }
 
-// mcpPath matches the paths of the MCP host: /<slug> and /<slug>/<userId>.
-var mcpPath = regexp.MustCompile(`^/[a-z0-9-]{3,64}(/[^/]+)?$`)
+// mcpPath reports whether an escaped path is one of the MCP host's:
+// /<slug> or /<slug>/<userId>.
+func mcpPath(p string) bool {
+	rest, ok := strings.CutPrefix(p, "/")
+	if !ok {
+		return false
+	}
+	slug, user, hasUser := strings.Cut(rest, "/")
+	return session.ValidSlug(slug) && (!hasUser || (user != "" && !strings.Contains(user, "/")))
+}
 
 // AssetsHandler returns the handler of the optional {assets_url} listener,
 // which serves the asset keys at its root.

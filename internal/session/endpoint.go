@@ -17,6 +17,11 @@ import (
 // slugPattern: lowercase letters, digits and hyphens, 3 to 64 characters.
 var slugPattern = regexp.MustCompile(`^[a-z0-9-]{3,64}$`)
 
+// ValidSlug reports whether s is an endpoint slug: 3 to 64 lowercase
+// letters, digits and hyphens. Endpoint records and the MCP host's path
+// matching both use it.
+func ValidSlug(s string) bool { return slugPattern.MatchString(s) }
+
 // EndpointRequest describes an MCP endpoint (admin endpoint create/update).
 type EndpointRequest struct {
 	ProjectID           string
@@ -33,7 +38,7 @@ type EndpointRequest struct {
 // EndpointRecord checks a request and returns the record to store.
 func (s *Service) EndpointRecord(ctx context.Context, r EndpointRequest) (store.Endpoint, error) {
 	var issues apierr.Issues
-	if !slugPattern.MatchString(r.Slug) {
+	if !ValidSlug(r.Slug) {
 		issues.Add(apierr.IssueInvalidValue, []any{"slug"}, "must be 3 to 64 lowercase letters, digits and hyphens")
 	}
 	if r.Mode == "" {

@@ -43,7 +43,6 @@ type Report struct {
 }
 
 var (
-	idPattern  = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
 	nonWord    = regexp.MustCompile(`[^a-z0-9]+`)
 	camelHump  = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 	validParam = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
@@ -61,7 +60,7 @@ func snake(s string) string {
 // does not parse or validate is refused with the reason.
 func ImportOpenAPI(ctx context.Context, data []byte, o ImportOptions) (*catalog.Connector, Report, error) {
 	var rep Report
-	if !idPattern.MatchString(o.ID) {
+	if !catalog.ValidID(o.ID) {
 		return nil, rep, fmt.Errorf("the id %q must be lowercase letters and digits joined by underscores", o.ID)
 	}
 	loader := openapi3.NewLoader()
