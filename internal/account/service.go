@@ -245,14 +245,6 @@ func (s *Service) Rotate(ctx context.Context, projectID, id string, raw json.Raw
 	return s.rotate(ctx, "", projectID, id, raw, &expected)
 }
 
-// RotateCurrent replaces an account's credential whatever its revision
-// (PATCH /v1/connections/:id without expectedRevision): the caller asks
-// for the new credential to win, not for a check against a revision it
-// has never been shown.
-func (s *Service) RotateCurrent(ctx context.Context, projectID, id string, raw json.RawMessage) (int64, error) {
-	return s.rotate(ctx, "", projectID, id, raw, nil)
-}
-
 // RotateThroughLink is Rotate for a reconnect through a connect link: the
 // link (when linkID is set) is used up in the same transaction, or the
 // request is 410 LINK_USED and the credential is unchanged.
@@ -265,7 +257,9 @@ func (s *Service) RotateThroughLink(ctx context.Context, linkID, projectID, id s
 const rotateAttempts = 3
 
 // rotate replaces the credential at the expected revision, or, with none,
-// at the current one (read again when another rotation got in between).
+// at the current one (read again when another rotation got in between):
+// a caller without a revision asks for the new credential to win, not for
+// a check against a revision it has never been shown.
 func (s *Service) rotate(ctx context.Context, linkID, projectID, id string, raw json.RawMessage, expected *int64) (int64, error) {
 	c, err := s.Get(ctx, projectID, id)
 	if err != nil {

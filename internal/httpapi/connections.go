@@ -108,42 +108,21 @@ func (s *Server) handleConnectionPatch(w http.ResponseWriter, r *http.Request) e
 		ExpectedRevision *int64          `json:"expectedRevision"`
 	}
 	issues := s.decodeBody(w, r, &body)
-	rotate := len(body.Credential) > 0 && string(body.Credential) != "null"
-	if body.Name == nil && !rotate {
-		issues.Add(apierr.IssueRequired, []any{}, "give name to rename, or credential (and optionally expectedRevision) to rotate")
-	}
-	// Checked before a rotation in the same request changes anything.
-	if body.Name != nil {
-		account.CheckName(*body.Name, true, &issues)
-	}
 	if err := issues.Err(); err != nil {
 		return err
 	}
-	ctx, pid, id := r.Context(), projectID(r.Context()), r.PathValue("id")
-	if _, err := s.accounts.Get(ctx, pid, id); err != nil {
+	u, err := s.accounts.Update(r.Context(), projectID(r.Context()), r.PathValue("id"), account.UpdateRequest{
+		Name: body.Name, Credential: body.Credential, ExpectedRevision: body.ExpectedRevision,
+	})
+	if err != nil {
 		return err
 	}
-	out := map[string]any{"id": id}
-	if rotate {
-		// expectedRevision is optional (SPEC.md 4.5 lists it without
-		// requiring it): given, a stale one is 409 CONFLICT.
-		var rev int64
-		var err error
-		if body.ExpectedRevision != nil {
-			rev, err = s.accounts.Rotate(ctx, pid, id, body.Credential, *body.ExpectedRevision)
-		} else {
-			rev, err = s.accounts.RotateCurrent(ctx, pid, id, body.Credential)
-		}
-		if err != nil {
-			return err
-		}
-		out["revision"] = rev
+	out := map[string]any{"id": u.ID}
+	if u.Revision != nil {
+		out["revision"] = *u.Revision
 	}
-	if body.Name != nil {
-		if err := s.accounts.Rename(ctx, pid, id, *body.Name); err != nil {
-			return err
-		}
-		out["name"] = *body.Name
+	if u.Name != nil {
+		out["name"] = *u.Name
 	}
 	respond(w, http.StatusOK, out)
 	return nil
