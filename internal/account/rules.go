@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
@@ -38,6 +40,14 @@ func CheckUserID(userID, field string, required bool, issues *apierr.Issues) {
 		issues.Add(apierr.IssueRequired, []any{field}, "is required")
 	case n > MaxUserIDLen:
 		issues.Add(apierr.IssueTooBig, []any{field}, "must be at most %d characters", MaxUserIDLen)
+	}
+}
+
+// CheckConnectionID records an issue at field for a connection id that is
+// set but not a UUID (every account id is one).
+func CheckConnectionID(id, field string, issues *apierr.Issues) {
+	if id != "" && uuid.Validate(id) != nil {
+		issues.Add(apierr.IssueInvalidValue, []any{field}, "must be a UUID")
 	}
 }
 

@@ -92,3 +92,17 @@ func issueCode(is apierr.Issues) string {
 	}
 	return is[0].Code
 }
+
+func TestCheckConnectionID(t *testing.T) {
+	t.Parallel()
+	for id, ok := range map[string]bool{
+		"": true, "01920000-0000-7000-8000-000000000001": true,
+		"not-a-uuid": false, "01920000-0000-7000-8000-00000000000": false, " 01920000-0000-7000-8000-000000000001": false,
+	} {
+		var is apierr.Issues
+		CheckConnectionID(id, "connectionId", &is)
+		if (len(is) == 0) != ok {
+			t.Errorf("CheckConnectionID(%q): %v, want ok=%v", id, is, ok)
+		}
+	}
+}

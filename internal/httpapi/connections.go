@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -41,13 +39,6 @@ func newConnectionItem(c store.Connection) connectionItem {
 		it.UserID = &u
 	}
 	return it
-}
-
-// checkUUID records an issue for a value that is set but not a UUID.
-func checkUUID(v, field string, issues *apierr.Issues) {
-	if v != "" && uuid.Validate(v) != nil {
-		issues.Add(apierr.IssueInvalidValue, []any{field}, "must be a UUID")
-	}
 }
 
 // handleConnectionList is GET /v1/connections?userId=.

@@ -19,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -103,6 +104,7 @@ func (s *Service) Create(ctx context.Context, projectID string, r CreateRequest)
 	if r.ConnectionID == "" {
 		issues.Add(apierr.IssueRequired, []any{"connectionId"}, "is required")
 	}
+	account.CheckConnectionID(r.ConnectionID, "connectionId", &issues)
 	if r.Event == "" {
 		issues.Add(apierr.IssueRequired, []any{"event"}, "is required: a trigger id from the public catalog detail")
 	}
