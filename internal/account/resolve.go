@@ -70,7 +70,7 @@ func (s *Service) pick(ctx context.Context, u Use) (store.Connection, error) {
 	}
 	if u.Preferred != "" {
 		for _, c := range candidates {
-			if (c.Global && !u.AllowGlobal) || !matchesPreference(c, u.Preferred) {
+			if (c.Global && !u.AllowGlobal) || !MatchesRef(c, u.Preferred) {
 				continue
 			}
 			return c, nil
@@ -104,10 +104,6 @@ func (s *Service) pick(ctx context.Context, u Use) (store.Connection, error) {
 	}
 	return store.Connection{}, apierr.New(apierr.MissingConnection,
 		"user %q has not connected %s; create a connect link or POST /v1/connections first", u.UserID, u.ConnectorID)
-}
-
-func matchesPreference(c store.Connection, pref string) bool {
-	return c.ID == pref || c.Name == pref || (c.Label != nil && strings.EqualFold(*c.Label, pref))
 }
 
 // DisplayName is the label of an account, else its name.

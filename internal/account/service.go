@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"unicode/utf8"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -19,12 +18,6 @@ const (
 	PurposeCredential   = "connection.credential"
 	PurposeClientSecret = "auth_config.client_secret"
 )
-
-// MaxNameLen bounds an account name (SPEC.md 8).
-const MaxNameLen = 64
-
-// MaxUserIDLen bounds a user id (SPEC.md 8).
-const MaxUserIDLen = 256
 
 // Service runs the account rules over the store.
 type Service struct {
@@ -117,10 +110,10 @@ func (s *Service) Create(ctx context.Context, projectID string, req CreateReques
 		issues.Add(apierr.IssueInvalidValue, []any{"userId"}, "give either userId or global: true, not both")
 	case !req.Global && req.UserID == "":
 		issues.Add(apierr.IssueRequired, []any{"userId"}, "is required unless global is true")
-	case utf8.RuneCountInString(req.UserID) > MaxUserIDLen:
-		issues.Add(apierr.IssueTooBig, []any{"userId"}, "must be at most %d characters", MaxUserIDLen)
+	default:
+		CheckUserID(req.UserID, "userId", false, &issues)
 	}
-	checkName(req.Name, &issues)
+	CheckName(req.Name, false, &issues)
 	if len(req.Credential) == 0 || string(req.Credential) == "null" {
 		issues.Add(apierr.IssueRequired, []any{"credential"}, "is required: an object with a type")
 	}
@@ -155,15 +148,6 @@ func (s *Service) Create(ctx context.Context, projectID string, req CreateReques
 		return store.Connection{}, linkUsed()
 	}
 	return c, err
-}
-
-func checkName(name string, issues *apierr.Issues) {
-	if name == "" {
-		return
-	}
-	if utf8.RuneCountInString(name) > MaxNameLen {
-		issues.Add(apierr.IssueTooBig, []any{"name"}, "must be at most %d characters", MaxNameLen)
-	}
 }
 
 func peekType(raw json.RawMessage) string {
@@ -236,6 +220,10 @@ func (s *Service) List(ctx context.Context, projectID, userID string) ([]store.C
 
 // Rename renames an account; a name the user already has is 409 NAME_TAKEN.
 func (s *Service) Rename(ctx context.Context, projectID, id, name string) error {
+	var issues apierr.Issues
+	if CheckName(name, true, &issues); issues.Err() != nil {
+		return issues.Err()
+	}
 	err := s.store.RenameConnection(ctx, projectID, id, name)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -254,13 +242,25 @@ func linkUsed() error {
 // Rotate replaces an account's credential when expectedRevision is current,
 // setting a reauth_required account back to active.
 func (s *Service) Rotate(ctx context.Context, projectID, id string, raw json.RawMessage, expected int64) (int64, error) {
-	return s.RotateThroughLink(ctx, "", projectID, id, raw, expected)
+	return s.rotate(ctx, "", projectID, id, raw, &expected)
 }
 
 // RotateThroughLink is Rotate for a reconnect through a connect link: the
 // link (when linkID is set) is used up in the same transaction, or the
 // request is 410 LINK_USED and the credential is unchanged.
 func (s *Service) RotateThroughLink(ctx context.Context, linkID, projectID, id string, raw json.RawMessage, expected int64) (int64, error) {
+	return s.rotate(ctx, linkID, projectID, id, raw, &expected)
+}
+
+// rotateAttempts bounds the retries of a rotation without an expected
+// revision that keeps meeting concurrent rotations.
+const rotateAttempts = 3
+
+// rotate replaces the credential at the expected revision, or, with none,
+// at the current one (read again when another rotation got in between):
+// a caller without a revision asks for the new credential to win, not for
+// a check against a revision it has never been shown.
+func (s *Service) rotate(ctx context.Context, linkID, projectID, id string, raw json.RawMessage, expected *int64) (int64, error) {
 	c, err := s.Get(ctx, projectID, id)
 	if err != nil {
 		return 0, err
@@ -288,14 +288,28 @@ func (s *Service) RotateThroughLink(ctx context.Context, linkID, projectID, id s
 	if err != nil {
 		return 0, apierr.New(apierr.ExecutionError, "the new credential could not be stored").WithStatus(http.StatusInternalServerError)
 	}
-	rev, err := s.store.RotateCredentialThroughLink(ctx, linkID, projectID, id, expected, sealed, scopes)
+	at := c.Revision
+	if expected != nil {
+		at = *expected
+	}
+	rev, err := s.store.RotateCredentialThroughLink(ctx, linkID, projectID, id, at, sealed, scopes)
+	for n := 1; expected == nil && errors.Is(err, store.ErrStaleRevision) && n < rotateAttempts; n++ {
+		if c, err = s.Get(ctx, projectID, id); err != nil {
+			return 0, err
+		}
+		at = c.Revision
+		rev, err = s.store.RotateCredentialThroughLink(ctx, linkID, projectID, id, at, sealed, scopes)
+	}
 	switch {
 	case errors.Is(err, store.ErrLinkUsed):
 		return 0, linkUsed()
 	case errors.Is(err, store.ErrNotFound):
 		return 0, notFound(id)
 	case errors.Is(err, store.ErrStaleRevision):
-		return 0, apierr.New(apierr.Conflict, "expectedRevision %d is stale: the credential was rotated since; read the connection again", expected)
+		if expected == nil {
+			return 0, apierr.New(apierr.Conflict, "the credential is being rotated by another request; try again")
+		}
+		return 0, apierr.New(apierr.Conflict, "expectedRevision %d is stale: the credential was rotated since; read the connection again", *expected)
 	case err != nil:
 		return 0, apierr.New(apierr.ExecutionError, "the credential rotation failed; the old credential is unchanged").WithStatus(http.StatusInternalServerError)
 	}

@@ -10,6 +10,7 @@ import (
 )
 
 var (
+	// idPattern is the shape of connector, tool and trigger ids.
 	idPattern        = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
 	placeholderRegex = regexp.MustCompile(`\{\+?([A-Za-z0-9_]+)\}`)
 	handlerPattern   = regexp.MustCompile(`^[a-z0-9_]+$`)
@@ -95,7 +96,10 @@ func (v *validator) connector(c *Connector) {
 			v.add("api.transport", "%q is not a transport; leave it empty (Streamable HTTP) or say %q", c.API.Transport, TransportSSE)
 		}
 	} else {
-		v.baseURL("api.baseUrl", c.API.BaseURL, fields)
+		// An imported internal API may be plain http: the import accepts
+		// it only for a host in a network the operator opened to the
+		// connector (upstream.ImportOptions.PlainHTTPFunc).
+		v.baseURL("api.baseUrl", c.API.BaseURL, fields, v.relaxed && c.Origin == OriginOpenAPI)
 		if c.API.Transport != "" {
 			v.add("api.transport", "is only for a project's MCP servers")
 		}
@@ -135,7 +139,8 @@ func (v *validator) connector(c *Connector) {
 	}
 }
 
-func (v *validator) baseURL(field, raw string, fields map[string]bool) {
+// baseURL checks an https URL without a query; plainHTTP accepts http too.
+func (v *validator) baseURL(field, raw string, fields map[string]bool, plainHTTP bool) {
 	filled := placeholderRegex.ReplaceAllStringFunc(raw, func(m string) string {
 		name := placeholderRegex.FindStringSubmatch(m)[1]
 		if !fields[name] {
@@ -144,7 +149,7 @@ func (v *validator) baseURL(field, raw string, fields map[string]bool) {
 		return "x"
 	})
 	u, err := url.Parse(filled)
-	if err != nil || u.Scheme != "https" || u.Host == "" || u.RawQuery != "" {
+	if err != nil || u.Host == "" || u.RawQuery != "" || (u.Scheme != "https" && !(plainHTTP && u.Scheme == "http")) {
 		v.add(field, "%q must be an https URL without a query", raw)
 	}
 }
@@ -164,9 +169,9 @@ func (v *validator) authMethod(p string, m *AuthMethod, fields map[string]bool) 
 			return
 		}
 		if m.Type == AuthOAuth2 {
-			v.baseURL(p+".oauth2.authorizeUrl", m.OAuth2.AuthorizeURL, fields)
+			v.baseURL(p+".oauth2.authorizeUrl", m.OAuth2.AuthorizeURL, fields, false)
 		}
-		v.baseURL(p+".oauth2.tokenUrl", m.OAuth2.TokenURL, fields)
+		v.baseURL(p+".oauth2.tokenUrl", m.OAuth2.TokenURL, fields, false)
 		switch m.OAuth2.TokenAuthStyle {
 		case "":
 			m.OAuth2.TokenAuthStyle = "header"
@@ -409,3 +414,8 @@ func (v *validator) trigger(p string, c *Connector, tr *Trigger) {
 		v.add(p+".setup.register.hookId", "is required: where the created webhook's id is in the response")
 	}
 }
+
+// ValidID reports whether id has the shape of a connector id: lowercase
+// letters and digits in words joined by single underscores. A project's
+// own connectors (imported APIs, MCP servers) take the same rule.
+func ValidID(id string) bool { return idPattern.MatchString(id) }

@@ -259,7 +259,9 @@ func (p *Program) adminGlobal(ctx context.Context, args []string, allow bool) er
 		}
 	}
 	if len(list) > 0 {
-		cat, err := catalog.Load(builtin.FS)
+		// The account's project's catalog: a global account of the
+		// project's own connector runs that connector's tools.
+		cat, err := projectCatalog(ctx, st, c.ProjectID)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	builtin "github.com/switchboard-gw/switchboard/catalog"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
 
 // adminToolsSwitch turns tools on or off in a project: `admin tools
@@ -28,7 +29,12 @@ func (p *Program) adminToolsSwitch(ctx context.Context, args []string, enabled b
 	if *projectID == "" || len(pos) == 0 {
 		return usagef("usage: switchboard admin tools %s --project ID TOOL_ID… (a TOOL_ID may end in *)", verb)
 	}
-	cat, err := catalog.Load(builtin.FS)
+	st, err := a.openProject(ctx, *projectID)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cat, err := projectCatalog(ctx, st, *projectID)
 	if err != nil {
 		return err
 	}
@@ -36,11 +42,6 @@ func (p *Program) adminToolsSwitch(ctx context.Context, args []string, enabled b
 	if err != nil {
 		return err
 	}
-	st, err := a.openProject(ctx, *projectID)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	if err := st.SetToolsEnabled(ctx, *projectID, toolIDs, enabled); err != nil {
 		return err
 	}
@@ -49,6 +50,21 @@ func (p *Program) adminToolsSwitch(ctx context.Context, args []string, enabled b
 	}
 	fmt.Fprintf(p.Stdout, "%sd %d tools in project %s\n", verb, len(toolIDs), *projectID)
 	return nil
+}
+
+// projectCatalog is the project's whole catalog: the built-ins plus its
+// own connectors (imported OpenAPI documents, MCP servers), whose tools an
+// admin switches and permits like built-in ones.
+func projectCatalog(ctx context.Context, st *store.Store, projectID string) (*catalog.Catalog, error) {
+	builtins, err := catalog.Load(builtin.FS)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := upstream.NewCatalogs(builtins, st).For(ctx, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("catalog of project %s: %w", projectID, err)
+	}
+	return cat, nil
 }
 
 // expandToolPatterns resolves tool ids and `prefix*` patterns against the
@@ -82,7 +98,8 @@ func requireProject(ctx context.Context, st *store.Store, id string) error {
 	return err
 }
 
-// adminToolsList prints every built-in tool with whether it is on in a project.
+// adminToolsList prints every tool of a project (built-in and its own
+// connectors') with whether it is on.
 func (p *Program) adminToolsList(ctx context.Context, args []string) error {
 	a := p.adminFlags("tools list")
 	projectID := a.fs.String("project", "", "id of the project (required)")
@@ -94,15 +111,15 @@ func (p *Program) adminToolsList(ctx context.Context, args []string) error {
 	if *projectID == "" || len(pos) > 0 {
 		return usagef("usage: switchboard admin tools list --project ID [--disabled] [--json]")
 	}
-	cat, err := catalog.Load(builtin.FS)
-	if err != nil {
-		return err
-	}
 	st, err := a.openProject(ctx, *projectID)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	cat, err := projectCatalog(ctx, st, *projectID)
+	if err != nil {
+		return err
+	}
 	disabled, err := st.DisabledTools(ctx, *projectID)
 	if err != nil {
 		return err

@@ -37,12 +37,17 @@ func (p *Program) adminOpenAPIImport(ctx context.Context, args []string) error {
 	if *projectID == "" || *id == "" || len(pos) != 1 {
 		return usagef("usage: switchboard admin openapi import --project ID --id my_api FILE_OR_URL [--base-url …] [--name …] [--category …]")
 	}
-	data, err := readDocument(ctx, pos[0], netguard.New(netguard.Options{Allow: a.cfg.OutboundAllowances}).Connector(*id))
+	scope := netguard.New(netguard.Options{Allow: a.cfg.OutboundAllowances}).Connector(*id)
+	data, err := readDocument(ctx, pos[0], scope)
 	if err != nil {
 		return err
 	}
 	con, rep, err := upstream.ImportOpenAPI(ctx, data, upstream.ImportOptions{ID: *id, Name: *name, Description: *description,
-		Category: *category, BaseURL: *baseURL})
+		Category: *category, BaseURL: *baseURL,
+		// Plain http only to an internal API the operator opened to this
+		// connector; the check resolves the host now, and the dialer
+		// keeps every call inside the connector's scope later.
+		PlainHTTPFunc: func(ctx context.Context, host string) error { return scope.OpenedHost(ctx, host, nil) }})
 	if err != nil {
 		return fmt.Errorf("%s was not imported: %w", pos[0], err)
 	}
@@ -68,10 +73,18 @@ func (p *Program) adminOpenAPIImport(ctx context.Context, args []string) error {
 		return err
 	}
 	if *a.asJSON {
-		return printJSON(p.Stdout, map[string]any{"id": con.ID, "tools": rep.Tools, "skipped": rep.Skipped, "changes": changes})
+		out := map[string]any{"id": con.ID, "tools": rep.Tools, "skipped": rep.Skipped, "changes": changes}
+		if rep.PlainHTTP {
+			out["plainHttp"] = true
+		}
+		return printJSON(p.Stdout, out)
 	}
 	fmt.Fprintf(p.Stdout, "imported %s: %d tools (%d added, %d changed, %d removed)\n", con.ID, rep.Tools,
 		len(changes["added"]), len(changes["changed"]), len(changes["removed"]))
+	if rep.PlainHTTP {
+		fmt.Fprintf(p.Stdout, "  note: %s is plain http, accepted because its host is in a private network opened to %s by SWITCHBOARD_OUTBOUND_ALLOW; "+
+			"credentials travel unencrypted inside that network\n", con.API.BaseURL, con.ID)
+	}
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(p.Stdout, "  skipped %s\n", s)
 	}

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -65,11 +64,7 @@ type Link struct {
 // Create checks a request and stores a new single-use link.
 func (s *Service) Create(ctx context.Context, projectID string, r Request) (Link, error) {
 	var issues apierr.Issues
-	if n := utf8.RuneCountInString(r.UserID); n == 0 {
-		issues.Add(apierr.IssueRequired, []any{"userId"}, "is required")
-	} else if n > account.MaxUserIDLen {
-		issues.Add(apierr.IssueTooBig, []any{"userId"}, "must be at most %d characters", account.MaxUserIDLen)
-	}
+	account.CheckUserID(r.UserID, "userId", true, &issues)
 	cat := catalog.FromContext(ctx, s.catalog)
 	for i, c := range r.Connectors {
 		if _, ok := cat.Connector(c); !ok {

@@ -500,7 +500,7 @@ func (p *Page) label(ctx context.Context, conn store.Connection) {
 		p.Logger.InfoContext(ctx, "could not read the provider identity of a new account", "connection_id", conn.ID)
 		return
 	}
-	if v := execute.SelectPath(res, c.Identity.Label); v != nil {
+	if v := catalog.SelectPath(res, c.Identity.Label); v != nil {
 		_ = p.Store.SetConnectionLabel(ctx, conn.ID, fmt.Sprint(v))
 	}
 }
@@ -538,8 +538,9 @@ func (p *Page) Rename(ctx context.Context, token, id, name string) (account.Publ
 		return account.PublicView{}, err
 	}
 	ctx = p.projectContext(ctx, l.ProjectID)
-	if name == "" || len(name) > account.MaxNameLen {
-		return account.PublicView{}, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"name"}, Message: "must be 1 to 64 characters"})
+	var issues apierr.Issues
+	if account.CheckName(name, true, &issues); issues.Err() != nil {
+		return account.PublicView{}, issues.Err()
 	}
 	conn, err := p.ownAccount(ctx, l, id, "")
 	if err != nil {

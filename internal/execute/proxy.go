@@ -225,6 +225,3 @@ func (e *Executor) CallAPI(ctx context.Context, projectID, connectionID, method,
 	}
 	return decodeBody(resp), nil
 }
-
-// SelectPath walks a dotted path into a decoded JSON value.
-func SelectPath(v any, path string) any { return selectPath(v, path) }

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
@@ -170,7 +169,7 @@ func toolResult(tool *catalog.Tool, r *response) (any, error) {
 		}
 	}
 	if tool.Request != nil && tool.Request.Response != "" {
-		v = selectPath(v, tool.Request.Response)
+		v = catalog.SelectPath(v, tool.Request.Response)
 	}
 	return v, nil
 }
@@ -185,23 +184,4 @@ func decodeBody(r *response) any {
 		return v
 	}
 	return string(r.Body)
-}
-
-// selectPath walks a dotted path (data.items.0.id) into a decoded value.
-func selectPath(v any, path string) any {
-	for _, part := range strings.Split(path, ".") {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[part]
-		case []any:
-			i, err := strconv.Atoi(part)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil
-			}
-			v = x[i]
-		default:
-			return nil
-		}
-	}
-	return v
 }

@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"time"
-	"unicode/utf8"
-
-	"github.com/google/uuid"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -44,30 +41,12 @@ func newConnectionItem(c store.Connection) connectionItem {
 	return it
 }
 
-// checkUserID records an issue for a user id outside 1 to 256 characters.
-func checkUserID(userID string, field string, required bool, issues *apierr.Issues) {
-	n := utf8.RuneCountInString(userID)
-	switch {
-	case n == 0 && required:
-		issues.Add(apierr.IssueRequired, []any{field}, "is required")
-	case n > account.MaxUserIDLen:
-		issues.Add(apierr.IssueTooBig, []any{field}, "must be at most %d characters", account.MaxUserIDLen)
-	}
-}
-
-// checkUUID records an issue for a value that is set but not a UUID.
-func checkUUID(v, field string, issues *apierr.Issues) {
-	if v != "" && uuid.Validate(v) != nil {
-		issues.Add(apierr.IssueInvalidValue, []any{field}, "must be a UUID")
-	}
-}
-
 // handleConnectionList is GET /v1/connections?userId=.
 func (s *Server) handleConnectionList(w http.ResponseWriter, r *http.Request) error {
 	var issues apierr.Issues
 	q := r.URL.Query()
 	userID := q.Get("userId")
-	checkUserID(userID, "userId", true, &issues)
+	account.CheckUserID(userID, "userId", true, &issues)
 	if err := issues.Err(); err != nil {
 		return err
 	}
@@ -120,36 +99,21 @@ func (s *Server) handleConnectionPatch(w http.ResponseWriter, r *http.Request) e
 		ExpectedRevision *int64          `json:"expectedRevision"`
 	}
 	issues := s.decodeBody(w, r, &body)
-	rotate := len(body.Credential) > 0 && string(body.Credential) != "null"
-	if body.Name == nil && !rotate {
-		issues.Add(apierr.IssueRequired, []any{}, "give name to rename, or credential with expectedRevision to rotate")
-	}
-	if body.Name != nil && (*body.Name == "" || utf8.RuneCountInString(*body.Name) > account.MaxNameLen) {
-		issues.Add(apierr.IssueInvalidValue, []any{"name"}, "must be 1 to %d characters", account.MaxNameLen)
-	}
-	if rotate && body.ExpectedRevision == nil {
-		issues.Add(apierr.IssueRequired, []any{"expectedRevision"}, "is required with credential: the revision being replaced")
-	}
 	if err := issues.Err(); err != nil {
 		return err
 	}
-	ctx, pid, id := r.Context(), projectID(r.Context()), r.PathValue("id")
-	if _, err := s.accounts.Get(ctx, pid, id); err != nil {
+	u, err := s.accounts.Update(r.Context(), projectID(r.Context()), r.PathValue("id"), account.UpdateRequest{
+		Name: body.Name, Credential: body.Credential, ExpectedRevision: body.ExpectedRevision,
+	})
+	if err != nil {
 		return err
 	}
-	out := map[string]any{"id": id}
-	if rotate {
-		rev, err := s.accounts.Rotate(ctx, pid, id, body.Credential, *body.ExpectedRevision)
-		if err != nil {
-			return err
-		}
-		out["revision"] = rev
+	out := map[string]any{"id": u.ID}
+	if u.Revision != nil {
+		out["revision"] = *u.Revision
 	}
-	if body.Name != nil {
-		if err := s.accounts.Rename(ctx, pid, id, *body.Name); err != nil {
-			return err
-		}
-		out["name"] = *body.Name
+	if u.Name != nil {
+		out["name"] = *u.Name
 	}
 	respond(w, http.StatusOK, out)
 	return nil

@@ -140,7 +140,8 @@ func connectionScenario(t *testing.T, f *fixture) {
 	}
 	call("PATCH", "/v1/connections/"+id1, `{}`, 400, "VALIDATION_ERROR")
 	rot := fmt.Sprintf(`{"type":"api_key","apiKey":"rotated-secret-key","host":%q}`, host)
-	call("PATCH", "/v1/connections/"+id1, `{"credential":`+rot+`}`, 400, "VALIDATION_ERROR")
+	// expectedRevision is optional (TestConnectionRotate_ExpectedRevisionOptional); a wrong type is not.
+	call("PATCH", "/v1/connections/"+id1, `{"credential":`+rot+`,"expectedRevision":"one"}`, 400, "VALIDATION_ERROR")
 	if err := f.store.SetConnectionStatus(context.Background(), id1, 1, store.StatusReauthRequired); err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 
-	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 )
 
@@ -19,22 +17,18 @@ func (s *Server) handleExecute(w http.ResponseWriter, r *http.Request) error {
 		AllowGlobalAccounts bool            `json:"allowGlobalAccounts"`
 	}
 	issues := s.decodeBody(w, r, &body)
-	if body.ToolID == "" {
-		issues.Add(apierr.IssueRequired, []any{"toolId"}, "is required")
-	}
-	userID := "default"
+	userID := "default" // SPEC.md 4.3: the project-level user
 	if body.UserID != nil {
 		userID = *body.UserID
 	}
-	checkUserID(userID, "userId", true, &issues)
-	checkUUID(body.ConnectionID, "connectionId", &issues)
-	if err := issues.Err(); err != nil {
-		return err
-	}
-	result, err := s.executor.Execute(r.Context(), execute.Call{
+	call := execute.Call{
 		ProjectID: projectID(r.Context()), ToolID: body.ToolID, Input: body.Input, UserID: userID,
 		ConnectionID: body.ConnectionID, AllowGlobal: body.AllowGlobalAccounts,
-	})
+	}
+	if call.Check(&issues); issues.Err() != nil {
+		return issues.Err()
+	}
+	result, err := s.executor.Execute(r.Context(), call)
 	if err != nil {
 		return err
 	}
@@ -56,28 +50,15 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) error {
 		AllowGlobalAccounts bool              `json:"allowGlobalAccounts"`
 	}
 	issues := s.decodeBody(w, r, &body)
-	if body.ConnectorID == "" {
-		issues.Add(apierr.IssueRequired, []any{"connectorId"}, "is required")
-	}
-	checkUserID(body.UserID, "userId", true, &issues)
-	if body.Endpoint == "" {
-		issues.Add(apierr.IssueRequired, []any{"endpoint"}, "is required: a path relative to the connector's API base URL")
-	}
-	if body.Method == "" {
-		body.Method = "GET"
-	}
-	if !slices.Contains(execute.ProxyMethods, body.Method) {
-		issues.Add(apierr.IssueInvalidValue, []any{"method"}, "must be one of GET, POST, PUT, PATCH, DELETE")
-	}
-	checkUUID(body.ConnectionID, "connectionId", &issues)
-	if err := issues.Err(); err != nil {
-		return err
-	}
-	result, err := s.executor.Proxy(r.Context(), execute.ProxyCall{
+	call := execute.ProxyCall{
 		ProjectID: projectID(r.Context()), ConnectorID: body.ConnectorID, UserID: body.UserID, Endpoint: body.Endpoint,
 		Method: body.Method, Query: body.Query, Body: body.Body, Headers: body.Headers,
 		ConnectionID: body.ConnectionID, AllowGlobal: body.AllowGlobalAccounts,
-	})
+	}
+	if call.Check(&issues); issues.Err() != nil {
+		return issues.Err()
+	}
+	result, err := s.executor.Proxy(r.Context(), call)
 	if err != nil {
 		return err
 	}

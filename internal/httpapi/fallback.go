@@ -2,10 +2,10 @@ package httpapi
 
 import (
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/session"
 )
 
 // probeMethods are the methods a 405 answer may list in Allow.
@@ -37,7 +37,7 @@ func (s *Server) fallback(mux *http.ServeMux, catchAll string) http.Handler {
 // mcpHostFallback answers the {mcp_url} host's paths that no route takes:
 // another method on an endpoint path is 405, any other path 404.
 func (s *Server) mcpHostFallback(w http.ResponseWriter, r *http.Request) {
-	if mcpPath.MatchString(r.URL.EscapedPath()) {
+	if mcpPath(r.URL.EscapedPath()) {
 		w.Header().Set("Allow", http.MethodPost)
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
@@ -45,5 +45,13 @@ func (s *Server) mcpHostFallback(w http.ResponseWriter, r *http.Request) {
 	s.fail(w, r, apierr.New(apierr.NotFound, "the MCP host serves POST /<slug>/<userId> only"))
 }
 
-// mcpPath matches the paths of the MCP host: /<slug> and /<slug>/<userId>.
-var mcpPath = regexp.MustCompile(`^/[a-z0-9-]{3,64}(/[^/]+)?$`)
+// mcpPath reports whether an escaped path is one of the MCP host's:
+// /<slug> or /<slug>/<userId>.
+func mcpPath(p string) bool {
+	rest, ok := strings.CutPrefix(p, "/")
+	if !ok {
+		return false
+	}
+	slug, user, hasUser := strings.Cut(rest, "/")
+	return session.ValidSlug(slug) && (!hasUser || (user != "" && !strings.Contains(user, "/")))
+}

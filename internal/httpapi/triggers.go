@@ -62,7 +62,6 @@ func (s *Server) handleTriggerCreate(w http.ResponseWriter, r *http.Request) err
 		Config       map[string]any `json:"config"`
 	}
 	issues := s.decodeBody(w, r, &body)
-	checkUUID(body.ConnectionID, "connectionId", &issues)
 	if err := issues.Err(); err != nil {
 		return err
 	}

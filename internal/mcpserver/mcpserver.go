@@ -84,13 +84,14 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, ss *session.Sessi
 // plain {tools: [...]} result; newer ones go through the SDK.
 var legacyVersions = map[string]bool{"": true, "2024-11-05": true, "2025-03-26": true, "2025-06-18": true, "2025-11-25": true}
 
-// serveDirect answers two requests without the SDK, and reports whether it
-// did. A plain tools/list (legacy protocol versions) comes from the encoded
+// serveDirect answers some requests without the SDK, and reports whether
+// it did. A plain tools/list (legacy protocol versions) comes from the encoded
 // list cached with the server, instead of the SDK encoding every tool
 // schema again on each call (most of the cost with a thousand tools). A
 // ping gets its empty result under any protocol version: the go-sdk client
 // (v1.8.0) sends ping without the per-request _meta that its own server
 // demands under 2026-07-28, and a liveness check should not fail on that.
+// An unknown method gets a JSON-RPC error (see writeMethodNotFound).
 func (s *Server) serveDirect(w http.ResponseWriter, r *http.Request, t target) bool {
 	accept := r.Header.Get("Accept")
 	if r.Header.Get("Mcp-Session-Id") != "" ||
@@ -126,6 +127,13 @@ func (s *Server) serveDirect(w http.ResponseWriter, r *http.Request, t target) b
 			return false
 		}
 		writeResult(w, req.ID, c.toolsList)
+		return true
+	}
+	// An unknown method under the older protocol versions; 2026-07-28 and
+	// later get the SDK's own answer (the same error with HTTP 404, as
+	// that version demands), an unsupported version the SDK's 400.
+	if !sdkMethods[req.Method] && legacyVersions[r.Header.Get("Mcp-Protocol-Version")] {
+		writeMethodNotFound(w, req.ID, req.Method)
 		return true
 	}
 	return false

@@ -159,16 +159,7 @@ func (s *Scope) control(network, address string, _ syscall.RawConn) error {
 
 // Allowed reports whether an address may be reached in this scope.
 func (s *Scope) Allowed(addr netip.Addr) bool {
-	addr = addr.Unmap()
-	for _, p := range s.allow {
-		if p.Contains(addr) {
-			return true
-		}
-	}
-	if addr.IsLoopback() && s.loopback {
-		return true
-	}
-	return public(addr)
+	return s.Opened(addr) || public(addr.Unmap())
 }
 
 // public reports whether an address is on the public internet.

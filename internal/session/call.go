@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/connect"
@@ -281,7 +282,7 @@ func (s *Service) disconnect(ctx context.Context, ss *Session, sc *Scope, connec
 		return Outcome{}, err
 	}
 	i := slices.IndexFunc(conns, func(c store.Connection) bool {
-		return !c.Global && (c.ID == ref || c.Name == ref || (c.Label != nil && *c.Label == ref))
+		return !c.Global && account.MatchesRef(c, ref)
 	})
 	if i < 0 {
 		return invalidArgs(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"account"},

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"regexp"
 	"time"
-	"unicode/utf8"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -17,6 +16,11 @@ import (
 
 // slugPattern: lowercase letters, digits and hyphens, 3 to 64 characters.
 var slugPattern = regexp.MustCompile(`^[a-z0-9-]{3,64}$`)
+
+// ValidSlug reports whether s is an endpoint slug: 3 to 64 lowercase
+// letters, digits and hyphens. Endpoint records and the MCP host's path
+// matching both use it.
+func ValidSlug(s string) bool { return slugPattern.MatchString(s) }
 
 // EndpointRequest describes an MCP endpoint (admin endpoint create/update).
 type EndpointRequest struct {
@@ -34,7 +38,7 @@ type EndpointRequest struct {
 // EndpointRecord checks a request and returns the record to store.
 func (s *Service) EndpointRecord(ctx context.Context, r EndpointRequest) (store.Endpoint, error) {
 	var issues apierr.Issues
-	if !slugPattern.MatchString(r.Slug) {
+	if !ValidSlug(r.Slug) {
 		issues.Add(apierr.IssueInvalidValue, []any{"slug"}, "must be 3 to 64 lowercase letters, digits and hyphens")
 	}
 	if r.Mode == "" {
@@ -81,9 +85,9 @@ func (s *Service) ForEndpoint(ctx context.Context, projectID, slug, userID strin
 		}
 		userID = "default"
 	}
-	if utf8.RuneCountInString(userID) > account.MaxUserIDLen {
-		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueTooBig, Path: []any{"userId"},
-			Message: fmt.Sprintf("must be at most %d characters", account.MaxUserIDLen)})
+	var issues apierr.Issues
+	if account.CheckUserID(userID, "userId", false, &issues); issues.Err() != nil {
+		return nil, issues.Err()
 	}
 	var spec Spec
 	if err := json.Unmarshal(e.Spec, &spec); err != nil {

@@ -100,8 +100,7 @@ func (s *Service) Create(ctx context.Context, projectID string, r CreateRequest)
 		}
 		for connector, ref := range spec.Accounts {
 			if !slices.ContainsFunc(conns, func(c store.Connection) bool {
-				return c.ConnectorID == connector && (!c.Global || spec.AllowGlobalAccounts) &&
-					(c.ID == ref || c.Name == ref || (c.Label != nil && *c.Label == ref))
+				return c.ConnectorID == connector && (!c.Global || spec.AllowGlobalAccounts) && account.MatchesRef(c, ref)
 			}) {
 				issues.Add(apierr.IssueInvalidValue, []any{"accounts", connector}, "user %q has no %s account %q", spec.UserID, connector, ref)
 			}

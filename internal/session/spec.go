@@ -6,7 +6,6 @@ package session
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -70,11 +69,7 @@ type CreateRequest struct {
 // validate checks every body rule and returns the spec and ttl.
 func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Spec, int) {
 	s := Spec{UserID: r.UserID, Accounts: r.Accounts, AllowGlobalAccounts: r.AllowGlobalAccounts, Pinned: r.Pinned}
-	if n := utf8.RuneCountInString(r.UserID); n == 0 && !r.forEndpoint {
-		issues.Add(apierr.IssueRequired, []any{"userId"}, "is required")
-	} else if n > account.MaxUserIDLen {
-		issues.Add(apierr.IssueTooBig, []any{"userId"}, "must be at most %d characters", account.MaxUserIDLen)
-	}
+	account.CheckUserID(r.UserID, "userId", !r.forEndpoint, issues)
 	if r.Connectors != nil {
 		if len(r.Connectors) == 0 || len(r.Connectors) > MaxConnectors {
 			issues.Add(apierr.IssueInvalidValue, []any{"connectors"}, "must have 1 to %d entries, or be left out for all", MaxConnectors)

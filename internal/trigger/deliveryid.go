@@ -3,6 +3,8 @@ package trigger
 import (
 	"net/http"
 	"strings"
+
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 )
 
 // idSource says where a provider puts the id of a delivery, the same on
@@ -55,7 +57,7 @@ func deliveryID(scheme string, h http.Header, body any) (id string, signed bool)
 		}
 	}
 	if id == "" && src.body != "" {
-		id, _ = lookup(body, src.body).(string)
+		id, _ = catalog.SelectPath(body, src.body).(string)
 		signed = true
 	}
 	if id == "" || len(id) > maxDeliveryIDLen {

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/switchboard-gw/switchboard/internal/apikey"
@@ -211,28 +210,10 @@ func matches(m catalog.Match, h http.Header, body any) bool {
 		}
 	}
 	for path, want := range m.Body {
-		got := lookup(body, path)
+		got := catalog.SelectPath(body, path)
 		if got == nil || fmt.Sprint(got) != want {
 			return false
 		}
 	}
 	return true
-}
-
-func lookup(v any, path string) any {
-	for _, part := range strings.Split(path, ".") {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[part]
-		case []any:
-			var i int
-			if _, err := fmt.Sscan(part, &i); err != nil || i < 0 || i >= len(x) {
-				return nil
-			}
-			v = x[i]
-		default:
-			return nil
-		}
-	}
-	return v
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -103,6 +104,7 @@ func (s *Service) Create(ctx context.Context, projectID string, r CreateRequest)
 	if r.ConnectionID == "" {
 		issues.Add(apierr.IssueRequired, []any{"connectionId"}, "is required")
 	}
+	account.CheckConnectionID(r.ConnectionID, "connectionId", &issues)
 	if r.Event == "" {
 		issues.Add(apierr.IssueRequired, []any{"event"}, "is required: a trigger id from the public catalog detail")
 	}
@@ -175,12 +177,12 @@ func (s *Service) Create(ctx context.Context, projectID string, r CreateRequest)
 		return Created{}, err
 	}
 	t.Setup = SetupAutomatic
-	t.HookID = fmt.Sprint(execute.SelectPath(res, reg.HookID))
+	t.HookID = fmt.Sprint(catalog.SelectPath(res, reg.HookID))
 	if t.HookID == "" || t.HookID == "<nil>" {
 		return Created{}, apierr.New(apierr.ExecutionError, "%s accepted the webhook but its answer has no id at %s", conn.ConnectorID, reg.HookID)
 	}
 	if reg.Secret != "" {
-		if v, ok := execute.SelectPath(res, reg.Secret).(string); ok && v != "" {
+		if v, ok := catalog.SelectPath(res, reg.Secret).(string); ok && v != "" {
 			ourSecret = v
 		}
 	}

@@ -106,7 +106,7 @@ func connectAny(ctx context.Context, client *http.Client, serverURL string, head
 // make: tool ids <connector>_<tool name> in snake case, effects from the
 // tools' annotations, every tool classified as the options say.
 func DiscoverMCP(ctx context.Context, client *http.Client, serverURL string, headers map[string]string, o MCPOptions) (*catalog.Connector, error) {
-	if !idPattern.MatchString(o.ID) {
+	if !catalog.ValidID(o.ID) {
 		return nil, fmt.Errorf("the id %q must be lowercase letters and digits joined by underscores", o.ID)
 	}
 	u, err := url.Parse(serverURL)

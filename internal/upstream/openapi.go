@@ -26,16 +26,23 @@ type ImportOptions struct {
 	Category    string
 	// BaseURL overrides the document's first server.
 	BaseURL string
+	// PlainHTTPFunc, when set, is asked about a base URL with plain http:
+	// nil means its host is inside a network the operator opened to this
+	// connector, so http is accepted; an error says why not. Without it
+	// the base URL must be https.
+	PlainHTTPFunc func(ctx context.Context, host string) error
 }
 
 // Report says what an import made and skipped.
 type Report struct {
 	Tools   int      `json:"tools"`
 	Skipped []string `json:"skipped,omitempty"`
+	// PlainHTTP is set when the base URL is plain http, accepted because
+	// its host is in a network opened to the connector.
+	PlainHTTP bool `json:"plainHttp,omitempty"`
 }
 
 var (
-	idPattern  = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
 	nonWord    = regexp.MustCompile(`[^a-z0-9]+`)
 	camelHump  = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 	validParam = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
@@ -53,7 +60,7 @@ func snake(s string) string {
 // does not parse or validate is refused with the reason.
 func ImportOpenAPI(ctx context.Context, data []byte, o ImportOptions) (*catalog.Connector, Report, error) {
 	var rep Report
-	if !idPattern.MatchString(o.ID) {
+	if !catalog.ValidID(o.ID) {
 		return nil, rep, fmt.Errorf("the id %q must be lowercase letters and digits joined by underscores", o.ID)
 	}
 	loader := openapi3.NewLoader()
@@ -76,8 +83,8 @@ func ImportOpenAPI(ctx context.Context, data []byte, o ImportOptions) (*catalog.
 			base = strings.ReplaceAll(base, "{"+name+"}", v.Default)
 		}
 	}
-	if u, err := url.Parse(base); err != nil || u.Scheme != "https" || u.Host == "" {
-		return nil, rep, fmt.Errorf("the API base URL %q must be an absolute https URL", base)
+	if rep.PlainHTTP, err = checkBaseURL(ctx, base, o.PlainHTTPFunc); err != nil {
+		return nil, rep, err
 	}
 	con := &catalog.Connector{
 		ID: o.ID, Name: cmp.Or(o.Name, doc.Info.Title, o.ID), Category: cmp.Or(o.Category, "developer-tools"),
@@ -123,6 +130,28 @@ func ImportOpenAPI(ctx context.Context, data []byte, o ImportOptions) (*catalog.
 		return nil, rep, err
 	}
 	return con, rep, nil
+}
+
+// checkBaseURL requires an absolute https URL, or plain http to a host
+// that plainHTTP accepts (an internal API in a network the operator opened
+// to the connector): credentials then travel in the clear only inside it.
+// It reports whether the URL is plain http.
+func checkBaseURL(ctx context.Context, base string, plainHTTP func(context.Context, string) error) (bool, error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return false, fmt.Errorf("the API base URL %q must be an absolute https URL", base)
+	}
+	if u.Scheme == "https" {
+		return false, nil
+	}
+	if plainHTTP == nil {
+		return false, fmt.Errorf("the API base URL %q must be https", base)
+	}
+	if err := plainHTTP(ctx, u.Hostname()); err != nil {
+		return false, fmt.Errorf("the API base URL %q must be https unless its host is in a private network opened to this connector "+
+			"(SWITCHBOARD_OUTBOUND_ALLOW=connector:ID=CIDR or connectors=CIDR): %w", base, err)
+	}
+	return true, nil
 }
 
 // truncateID keeps a tool id within 64 characters, with a hash suffix
