@@ -222,7 +222,7 @@ func (e *Executor) doRefresh(ctx context.Context, conn store.Connection, cred ac
 	}
 	conf := &oauth2.Config{ClientID: ac.ClientID, ClientSecret: clientSecret, Endpoint: oauth2.Endpoint{
 		TokenURL: tokenURL, AuthStyle: authStyle(m.OAuth2.TokenAuthStyle)}}
-	octx := context.WithValue(ctx, oauth2.HTTPClient, e.clientFor(conn.ConnectorID))
+	octx := context.WithValue(ctx, oauth2.HTTPClient, e.clientFor(conn.ConnectorID, strings.HasPrefix(tokenURL, "http:")))
 	tok, err := conf.TokenSource(octx, &oauth2.Token{RefreshToken: cred.RefreshToken}).Token()
 	if err != nil {
 		var re *oauth2.RetrieveError
@@ -329,7 +329,7 @@ func (e *Executor) clientCredentialsToken(ctx context.Context, conn store.Connec
 	v, err, _ := e.refresh.Do("cc:"+key, func() (any, error) {
 		conf := &clientcredentials.Config{ClientID: cred.ClientID, ClientSecret: cred.ClientSecret, TokenURL: tokenURL,
 			Scopes: conn.Scopes, AuthStyle: authStyle(m.OAuth2.TokenAuthStyle)}
-		tok, err := conf.Token(context.WithValue(ctx, oauth2.HTTPClient, e.clientFor(conn.ConnectorID)))
+		tok, err := conf.Token(context.WithValue(ctx, oauth2.HTTPClient, e.clientFor(conn.ConnectorID, strings.HasPrefix(tokenURL, "http:"))))
 		if err != nil {
 			var re *oauth2.RetrieveError
 			if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < 500 {

@@ -87,10 +87,14 @@ func New(o Options) *Executor {
 }
 
 // clientFor returns the client of a connector's provider calls, in the
-// connector's outbound scope.
-func (e *Executor) clientFor(connectorID string) *http.Client {
+// connector's outbound scope; a plain-http request gets the scope narrowed
+// to the networks the operator opened to the connector.
+func (e *Executor) clientFor(connectorID string, plainHTTP bool) *http.Client {
 	if e.client != nil {
 		return e.client
+	}
+	if plainHTTP {
+		return e.guard.Connector(connectorID).PlainHTTP().Client()
 	}
 	return e.guard.Connector(connectorID).Client()
 }

@@ -82,7 +82,7 @@ func (e *Executor) sendOnce(ctx context.Context, out *outgoing, conn store.Conne
 	if err != nil {
 		return nil, cred, err
 	}
-	resp, err := e.clientFor(con.ID).Do(req)
+	resp, err := e.clientFor(con.ID, req.URL.Scheme == "http").Do(req)
 	if err != nil {
 		return nil, used, transportError(err, con.ID)
 	}

@@ -58,6 +58,10 @@ type Scope struct {
 	allow    []netip.Prefix
 	loopback bool
 	client   *http.Client
+	// openedOnly scopes reach the opened networks and nothing public.
+	openedOnly bool
+	// plain is this scope narrowed to its opened networks (PlainHTTP).
+	plain *Scope
 }
 
 // New returns a Guard with its transports.
@@ -72,6 +76,9 @@ func New(o Options) *Guard {
 			s.allow = append(s.allow, a...)
 		}
 		s.client = &http.Client{Transport: newTransport(s, o.TLSConfig), Timeout: timeout, CheckRedirect: CheckRedirect}
+		s.plain = &Scope{allow: s.allow, loopback: s.loopback, openedOnly: true}
+		s.plain.plain = s.plain
+		s.plain.client = &http.Client{Transport: newTransport(s.plain, o.TLSConfig), Timeout: timeout, CheckRedirect: CheckRedirect}
 		return s
 	}
 	g := &Guard{public: scope()}
@@ -159,8 +166,14 @@ func (s *Scope) control(network, address string, _ syscall.RawConn) error {
 
 // Allowed reports whether an address may be reached in this scope.
 func (s *Scope) Allowed(addr netip.Addr) bool {
-	return s.Opened(addr) || public(addr.Unmap())
+	return s.Opened(addr) || !s.openedOnly && public(addr.Unmap())
 }
+
+// PlainHTTP is this scope narrowed to the networks opened to it, for
+// requests over plain http: an imported API may be http inside a network
+// the operator chose, but a credential must never go unencrypted to the
+// public internet, whatever the host resolves to when the call is made.
+func (s *Scope) PlainHTTP() *Scope { return s.plain }
 
 // public reports whether an address is on the public internet.
 func public(addr netip.Addr) bool {

@@ -135,3 +135,31 @@ func TestClient_RedirectToForbiddenAddressRefused(t *testing.T) {
 		t.Fatalf("redirect to a forbidden address: %v", err)
 	}
 }
+
+func TestScope_PlainHTTPReachesOpenedNetworksOnly(t *testing.T) {
+	t.Parallel()
+	a, err := ParseAllowances("connector:intranet=10.1.0.0/16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(Options{Allow: a})
+	for name, s := range map[string]*Scope{"opened connector": g.Connector("intranet").PlainHTTP(), "public scope": g.Connector("github").PlainHTTP()} {
+		for _, public := range []string{"8.8.8.8", "2606:4700::1111"} {
+			if s.Allowed(netip.MustParseAddr(public)) {
+				t.Errorf("%s: plain http may reach the public address %s", name, public)
+			}
+		}
+	}
+	if !g.Connector("intranet").PlainHTTP().Allowed(netip.MustParseAddr("10.1.2.3")) {
+		t.Fatal("plain http cannot reach the network opened to the connector")
+	}
+	if g.Connector("github").PlainHTTP().Allowed(netip.MustParseAddr("10.1.2.3")) {
+		t.Fatal("plain http of another connector reaches the opened network")
+	}
+	if !g.Connector("intranet").Allowed(netip.MustParseAddr("8.8.8.8")) {
+		t.Fatal("https calls of the connector lost the public internet")
+	}
+	if p := g.Connector("intranet").PlainHTTP(); p.PlainHTTP() != p {
+		t.Fatal("PlainHTTP of a plain-http scope is not itself")
+	}
+}
