@@ -38,9 +38,8 @@ func ids(b listBody) string {
 
 func TestCatalogRoutes_ValidationErrors(t *testing.T) {
 	t.Parallel()
-	f := setup(t)
-	bearer := "Bearer " + f.key
-	cases := []struct{ path, field string }{
+	var scenarios []Scenario
+	for _, c := range []struct{ path, field string }{
 		{"/v1/connectors?limit=0", "limit"},
 		{"/v1/connectors?limit=501", "limit"},
 		{"/v1/connectors?limit=x", "limit"},
@@ -59,30 +58,17 @@ func TestCatalogRoutes_ValidationErrors(t *testing.T) {
 		{"/v1/tools?limit=1000", "limit"},
 		{"/api/catalog?limit=0", "limit"},
 		{"/api/catalog?popular=1", "popular"},
-	}
-	for _, c := range cases {
-		auth := bearer
+	} {
+		sc := Scenario{Name: c.path, Method: "GET", Path: c.path, Status: 400, Code: "VALIDATION_ERROR", Issues: []string{c.field}}
 		if strings.HasPrefix(c.path, "/api/") {
-			auth = ""
+			sc.Auth = NoAuth
 		}
-		r := f.do(f.h, "GET", c.path, auth, "")
-		var env struct {
-			Error struct {
-				Code   string `json:"code"`
-				Issues []struct {
-					Path []any `json:"path"`
-				} `json:"issues"`
-			} `json:"error"`
-		}
-		_ = json.Unmarshal(r.body, &env)
-		if r.status != 400 || env.Error.Code != "VALIDATION_ERROR" || len(env.Error.Issues) != 1 || env.Error.Issues[0].Path[0] != c.field {
-			t.Errorf("%s: %d %s", c.path, r.status, r.body)
-		}
+		scenarios = append(scenarios, sc)
 	}
-	r := f.do(f.h, "GET", "/v1/tools?limit=0&view=x&facets=maybe", bearer, "")
-	if !strings.Contains(string(r.body), `"path":["limit"]`) || !strings.Contains(string(r.body), `"path":["view"]`) || !strings.Contains(string(r.body), `"path":["facets"]`) {
-		t.Errorf("not every problem listed: %s", r.body)
-	}
+	// Every problem is listed, not only the first.
+	scenarios = append(scenarios, Scenario{Name: "every problem", Method: "GET", Path: "/v1/tools?limit=0&view=x&facets=maybe",
+		Status: 400, Code: "VALIDATION_ERROR", Issues: []string{"view", "facets", "limit"}})
+	runScenarios(t, scenarios)
 }
 
 func TestConnectorList_OrderFiltersFacetsAndPages(t *testing.T) {
