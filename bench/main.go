@@ -306,7 +306,7 @@ func find(rs []Result, name string, c int) Result {
 	return Result{}
 }
 
-// ratiosOf computes the figures DESIGN.md section 7 budgets.
+// ratiosOf computes the ratios the benchmark states its budgets in.
 func ratiosOf(rs []Result, conc int) map[string]float64 {
 	direct, exec := find(rs, "direct (fake provider)", 1), find(rs, "execute", 1)
 	rp, px := find(rs, "bare reverse proxy", 1), find(rs, "proxy", 1)

@@ -1,7 +1,7 @@
 // Package account owns connections (accounts): the credential each one
 // holds, sealed at rest, its lifecycle (create, rename, rotate, default,
 // delete), auth configs, global-account permissions, and the rules that
-// pick the account a call runs with (DESIGN.md section 4).
+// pick the account a call runs with (docs/connections.md).
 package account
 
 import (

@@ -25,7 +25,7 @@ type Use struct {
 	ToolID string
 }
 
-// Resolve picks the account a call runs with, as DESIGN.md section 4 says:
+// Resolve picks the account a call runs with, as docs/connections.md says:
 // explicit connectionId -> session preference -> the user's default -> when
 // global accounts are allowed, the single global account -> 400
 // MISSING_CONNECTION. It refuses accounts that need reconnecting (400

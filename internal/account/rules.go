@@ -12,12 +12,12 @@ import (
 
 // The request rules about accounts, kept here once so the REST API, the
 // Connect page, sessions and MCP endpoints cannot drift apart. Lengths
-// count characters (SPEC.md 8 says "characters"), not bytes.
+// count characters (docs/README.md, "Limits", says characters), not bytes.
 
-// MaxNameLen bounds an account name (SPEC.md 8).
+// MaxNameLen bounds an account name (docs/README.md, "Limits").
 const MaxNameLen = 64
 
-// MaxUserIDLen bounds a user id (SPEC.md 8).
+// MaxUserIDLen bounds a user id (docs/README.md, "Limits").
 const MaxUserIDLen = 256
 
 // CheckName records an issue for an account name longer than MaxNameLen

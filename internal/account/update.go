@@ -47,7 +47,7 @@ func (s *Service) Update(ctx context.Context, projectID, id string, r UpdateRequ
 	}
 	out := Updated{ID: id}
 	if rotate {
-		// expectedRevision is optional (SPEC.md 4.5 lists it without
+		// expectedRevision is optional (the API lists it without
 		// requiring it, and the create response shows no revision).
 		rev, err := s.rotate(ctx, "", projectID, id, r.Credential, r.ExpectedRevision)
 		if err != nil {

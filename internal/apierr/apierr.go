@@ -1,4 +1,4 @@
-// Package apierr defines the error model of the HTTP API: the codes of SPEC.md
+// Package apierr defines the error model of the HTTP API: the codes of
 // section 7, the one table that maps a code to its HTTP status, and the JSON
 // envelope every failed response carries.
 package apierr
@@ -9,10 +9,10 @@ import (
 	"net/http"
 )
 
-// Code is one of the error codes of SPEC.md section 7.
+// Code is one of the error codes (openapi.json, schema ErrorCode).
 type Code string
 
-// The error codes of SPEC.md section 7.
+// The error codes (openapi.json, schema ErrorCode).
 const (
 	ValidationError       Code = "VALIDATION_ERROR"
 	MissingConnection     Code = "MISSING_CONNECTION"
@@ -81,7 +81,7 @@ type Choice struct {
 	DisplayName string `json:"displayName"`
 }
 
-// Upstream describes a provider's failed answer (DESIGN.md section 4).
+// Upstream describes a provider's failed answer (docs/execution.md).
 type Upstream struct {
 	Status int    `json:"status"`
 	Body   string `json:"body"`

@@ -10,7 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// Categories are the ten connector categories of SPEC.md section 2.1.
+// Categories are the ten connector categories (openapi.json, schema Category).
 var Categories = []string{
 	"communication", "developer-tools", "crm", "productivity", "marketing",
 	"analytics", "finance", "storage", "security", "commerce",
@@ -23,7 +23,7 @@ const (
 	EffectDestructive = "destructive"
 )
 
-// Data classes, least to most sensitive (DESIGN.md section 4).
+// Data classes, least to most sensitive (docs/sessions.md, maxDataClass).
 const (
 	ClassStandard = "standard"
 	ClassPII      = "pii"
@@ -43,7 +43,7 @@ func ClassRank(class string) int {
 	return -1
 }
 
-// Auth method types of SPEC.md section 2.5.
+// Auth method types (docs/connections.md).
 const (
 	AuthOAuth2                  = "oauth2"
 	AuthOAuth2ClientCredentials = "oauth2_client_credentials"

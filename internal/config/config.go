@@ -29,7 +29,7 @@ type Config struct {
 	// AssetsAddr is the listen address of {assets_url}; empty means no listener.
 	AssetsAddr string
 	// BaseURL, WebURL, MCPURL and AssetsURL are the public addresses of the
-	// four hosts of SPEC.md; empty ones are derived by Resolve.
+	// four hosts (docs/operations.md); empty ones are derived by Resolve.
 	BaseURL   string
 	WebURL    string
 	MCPURL    string

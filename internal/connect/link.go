@@ -20,7 +20,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-// Limits of SPEC.md section 8.
+// Limits (docs/README.md, "Limits").
 const (
 	DefaultExpiry = 30
 	MinExpiry     = 5

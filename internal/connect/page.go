@@ -19,7 +19,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-// Link states reported by GET /api/connect/:token (SPEC.md 3.2).
+// Link states reported by GET /api/connect/:token (docs/connect.md).
 const (
 	StateActive  = "active"
 	StateUsed    = "used"

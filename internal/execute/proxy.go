@@ -93,7 +93,7 @@ func (e *Executor) Proxy(ctx context.Context, c ProxyCall) (any, error) {
 	resp, err := e.send(ctx, out, conn, cred, con)
 	if err != nil {
 		if ae, ok := apierr.As(err); ok && ae.Code == apierr.ExecutionError && ae.Upstream != nil {
-			// Through the proxy every provider failure is UPSTREAM_ERROR (SPEC.md 4.3).
+			// Through the proxy every provider failure is UPSTREAM_ERROR (docs/execution.md).
 			ae.Code = apierr.UpstreamError
 		}
 		return nil, err

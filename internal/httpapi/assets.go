@@ -12,7 +12,7 @@ import (
 // navigation, even when an SVG is opened directly.
 const assetCSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 
-// logoCacheControl keeps logos for a day (SPEC.md 4.9).
+// logoCacheControl keeps logos for a day (docs/README.md, "Limits").
 const logoCacheControl = "public, max-age=86400"
 
 // handleLogo serves logos/<connector_id> from the catalog's logo files.

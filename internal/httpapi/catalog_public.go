@@ -8,10 +8,10 @@ import (
 )
 
 // publicCacheControl lets clients and CDNs keep public catalog answers for
-// five minutes (SPEC.md 4.9).
+// five minutes (docs/README.md, "Limits").
 const publicCacheControl = "public, max-age=300"
 
-// publicConnectorItem is a connector in GET /api/catalog (SPEC.md 2.2).
+// publicConnectorItem is a connector in GET /api/catalog (openapi.json, schema PublicConnector).
 type publicConnectorItem struct {
 	ID           string `json:"id"`
 	Name         string `json:"name"`

@@ -10,7 +10,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-// connectionItem is a connection (account) as SPEC.md 2.5 shows it. It
+// connectionItem is a connection (account) as the API shows it (openapi.json, schema Connection). It
 // never carries the credential.
 type connectionItem struct {
 	ID           string     `json:"id"`

@@ -94,7 +94,7 @@ func pageOf[T any](items []T, p Page, kind, scope string) ([]T, string) {
 	return items[start:end], next
 }
 
-// connectorItem is a connector in GET /v1/connectors (SPEC.md 2.1).
+// connectorItem is a connector in GET /v1/connectors (openapi.json, schema Connector).
 type connectorItem struct {
 	ID          string           `json:"id"`
 	Name        string           `json:"name"`

@@ -14,7 +14,7 @@ import (
 )
 
 // decodeBody reads the request body as a JSON object into dst, a pointer to
-// a struct whose fields carry json tags. Following SPEC.md section 1, a body
+// a struct whose fields carry json tags. As the API conventions say (docs/README.md), a body
 // that is not a JSON object is read as {}, so required fields then fail
 // validation. Each field is decoded on its own, so every field of the wrong
 // type is reported, not only the first; keys match tags exactly. Keys no

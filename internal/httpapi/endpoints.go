@@ -7,7 +7,7 @@ import (
 )
 
 // handleEndpointMCP serves a project's MCP endpoint by slug, in all three
-// forms of SPEC.md 4.8: {mcp_url}/:slug/:userId, {base_url}/v1/mcp/:slug/:userId
+// forms (docs/mcp.md): {mcp_url}/:slug/:userId, {base_url}/v1/mcp/:slug/:userId
 // and the legacy {base_url}/v1/mcp/:slug?user=<id>. The slug's project must
 // be the API key's; an unknown slug is a JSON-RPC error with HTTP 404.
 func (s *Server) handleEndpointMCP(w http.ResponseWriter, r *http.Request) error {

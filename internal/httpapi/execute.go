@@ -17,7 +17,7 @@ func (s *Server) handleExecute(w http.ResponseWriter, r *http.Request) error {
 		AllowGlobalAccounts bool            `json:"allowGlobalAccounts"`
 	}
 	issues := s.decodeBody(w, r, &body)
-	userID := "default" // SPEC.md 4.3: the project-level user
+	userID := "default" // the project-level user (docs/execution.md)
 	if body.UserID != nil {
 		userID = *body.UserID
 	}

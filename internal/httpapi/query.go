@@ -11,7 +11,7 @@ import (
 )
 
 // queryBool reads a boolean query parameter: absent is nil, `true` and
-// `false` are the only values accepted (SPEC.md section 1).
+// `false` are the only values accepted (docs/README.md, "Conventions of the API").
 func queryBool(q url.Values, name string, issues *apierr.Issues) *bool {
 	if !q.Has(name) {
 		return nil
@@ -42,14 +42,14 @@ func queryText(q url.Values, name string, min, max int, issues *apierr.Issues) s
 	return v
 }
 
-// Page is the position and size of one page of a list (SPEC.md 4.1).
+// Page is the position and size of one page of a list (docs/README.md, "Conventions of the API").
 type Page struct {
 	Limit int
 	// After is the sort key of the last item of the previous page, or "".
 	After string
 }
 
-// Pagination limits of SPEC.md sections 4.1 and 8.
+// Pagination limits (docs/README.md, "Limits").
 const (
 	defaultLimit   = 100
 	maxLimit       = 500

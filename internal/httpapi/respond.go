@@ -38,7 +38,7 @@ func respond(w http.ResponseWriter, status int, data any) {
 	writeJSON(w, status, dataBody{Data: data})
 }
 
-// pageBody is a page of a paginated list (SPEC.md 4.1).
+// pageBody is a page of a paginated list (docs/README.md, "Conventions of the API").
 type pageBody struct {
 	Data       any     `json:"data"`
 	NextCursor *string `json:"nextCursor"`

@@ -33,7 +33,7 @@ func (s *Server) routesV1(mux *http.ServeMux) {
 	s.route(mux, "POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry", s.handleDeliveryRetry)
 }
 
-// routesPublic registers the routes that need no API key (SPEC.md 4.9).
+// routesPublic registers the routes that need no API key (openapi.json: the operations without security).
 func (s *Server) routesPublic(mux *http.ServeMux) {
 	s.route(mux, "GET /health", s.handleHealth)
 	s.route(mux, "GET /openapi.json", s.handleOpenAPI)

@@ -142,7 +142,7 @@ func writeJSONRPCError(w http.ResponseWriter, r *http.Request, status, code int,
 	writeJSON(w, status, map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
 }
 
-// originAllowed applies SPEC.md 4.8 rule 6: a browser request (one with an
+// originAllowed applies the MCP routes' Origin rule (docs/mcp.md): a browser request (one with an
 // Origin) must come from the service's own web app.
 func (s *Server) originAllowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")

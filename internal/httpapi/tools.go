@@ -10,7 +10,7 @@ import (
 
 var dataClasses = []string{catalog.ClassStandard, catalog.ClassPII, catalog.ClassPHI}
 
-// toolItem is a tool in GET /v1/tools (SPEC.md 2.3). The schema fields are
+// toolItem is a tool in GET /v1/tools (openapi.json, schema Tool). The schema fields are
 // left out in view=index.
 type toolItem struct {
 	ID                 string          `json:"id"`

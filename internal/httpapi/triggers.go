@@ -12,7 +12,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/trigger"
 )
 
-// triggerItem is a trigger as SPEC.md 2.7 shows it.
+// triggerItem is a trigger as the API shows it (openapi.json, schema Trigger).
 type triggerItem struct {
 	ID           string     `json:"id"`
 	ConnectionID string     `json:"connectionId"`

@@ -62,7 +62,7 @@ func New(sessions *session.Service, log *slog.Logger) *Server {
 	s.handler = mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
-		// Switchboard applies its own Origin rule (SPEC.md 4.8) in front of
+		// Switchboard applies its own Origin rule (docs/mcp.md) in front of
 		// this handler and may run behind a reverse proxy on loopback.
 		DisableLocalhostProtection: true,
 		Logger:                     log,

@@ -17,7 +17,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-// Refusal is an answer a model can act on (SPEC.md 4.4), with a lowercase code.
+// Refusal is an answer a model can act on (docs/sessions.md), with a lowercase code.
 type Refusal struct {
 	Code       string           `json:"code"`
 	Message    string           `json:"message"`

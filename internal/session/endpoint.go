@@ -71,7 +71,7 @@ func (s *Service) EndpointRecord(ctx context.Context, r EndpointRequest) (store.
 func (s *Service) ForEndpoint(ctx context.Context, projectID, slug, userID string) (*Session, error) {
 	e, err := s.store.EndpointBySlug(ctx, slug)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && e.ProjectID != projectID) {
-		// Another project's endpoint is unknown to this key (SPEC.md 4.8
+		// Another project's endpoint is unknown to this key (docs/mcp.md
 		// rule 4), and saying otherwise would tell that the slug exists.
 		return nil, apierr.New(apierr.NotFound, "no MCP endpoint %q", slug)
 	}

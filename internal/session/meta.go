@@ -2,7 +2,7 @@ package session
 
 import "encoding/json"
 
-// The meta tools (DESIGN.md section 4). Their descriptions teach a model
+// The meta tools (docs/sessions.md). Their descriptions teach a model
 // the loop: search, connect when needed, execute.
 const (
 	MetaSearch     = "switchboard_search_actions"

@@ -213,7 +213,7 @@ func excluded(spec Spec, t *catalog.Tool) string {
 	return ""
 }
 
-// View is a session as the API shows it (SPEC.md 2.4).
+// View is a session as the API shows it (openapi.json, schema Session).
 type View struct {
 	ID                  string          `json:"id"`
 	UserID              string          `json:"userId"`
@@ -253,7 +253,7 @@ type AccountView struct {
 	Global      bool   `json:"global,omitempty"`
 }
 
-// Connection statuses in a session view (SPEC.md 3.3).
+// Connection statuses in a session view (docs/sessions.md).
 const (
 	Connected      = "connected"
 	Missing        = "missing"

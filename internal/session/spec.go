@@ -12,7 +12,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 )
 
-// Limits of SPEC.md section 8.
+// Limits (docs/README.md, "Limits").
 const (
 	MaxConnectors  = 200
 	MaxActions     = 500

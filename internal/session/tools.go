@@ -21,7 +21,7 @@ type Annotations struct {
 	DestructiveHint bool `json:"destructiveHint"`
 }
 
-// ToolDef is one session tool (SPEC.md 2.4).
+// ToolDef is one session tool (openapi.json, schema SessionTool).
 type ToolDef struct {
 	Kind        string          `json:"kind"`
 	Name        string          `json:"name"`

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Connection statuses (SPEC.md 3.1).
+// Connection statuses (docs/connections.md, "Status").
 const (
 	StatusActive         = "active"
 	StatusReauthRequired = "reauth_required"

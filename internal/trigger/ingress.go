@@ -19,7 +19,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
-// Limits of SPEC.md 4.9.
+// Limits of trigger ingress (docs/README.md, "Limits").
 const (
 	MaxBodyBytes = 1_000_000
 	MaxPerMinute = 600
@@ -39,8 +39,8 @@ func status(code int) Answer { return Answer{Status: code} }
 // Ingress handles one provider delivery to /api/triggers/<token> (the body
 // already read, no more than MaxBodyBytes).
 //
-// Only verified deliveries count against the trigger's limit of SPEC.md
-// 4.9, so unsigned posts cannot use it up; deliveries that fail are counted
+// Only verified deliveries count against the trigger's limit
+// (docs/README.md, "Limits"), so unsigned posts cannot use it up; deliveries that fail are counted
 // per client address instead (see unverifiedLimiter). A delivery whose
 // provider id was already processed is acknowledged with 200 and fires
 // nothing, so a provider's retry stops and a resend has no effect.

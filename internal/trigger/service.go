@@ -31,7 +31,7 @@ import (
 // PurposeSecret binds a sealed trigger secret to its row.
 const PurposeSecret = "trigger.secret"
 
-// MaxSecretLen bounds a manual trigger secret (SPEC.md 8).
+// MaxSecretLen bounds a manual trigger secret (docs/README.md, "Limits").
 const MaxSecretLen = 512
 
 // Setups of a trigger.

@@ -18,7 +18,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-// EventTriggerFired is the only event kind (SPEC.md 6).
+// EventTriggerFired is the only event kind (docs/triggers.md).
 const EventTriggerFired = "trigger.fired"
 
 // PurposeSecret binds a sealed webhook secret to its row.
@@ -205,6 +205,6 @@ func openSecret(ring *secret.Keyring, w store.Webhook) (string, error) {
 	return string(plain), err
 }
 
-// Schedule is the retry back-off of DESIGN.md section 4: the wait before
+// Schedule is the retry back-off (docs/triggers.md): the wait before
 // attempt 2, 3, … (jitter is added).
 var Schedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}

@@ -179,7 +179,7 @@ func (w *Worker) finish(ctx context.Context, d store.Delivery, status string, ht
 	}
 }
 
-// Event is the body of a trigger.fired delivery (DESIGN.md section 4).
+// Event is the body of a trigger.fired delivery (docs/triggers.md).
 type Event struct {
 	Type      string    `json:"type"`
 	ID        string    `json:"id"`
