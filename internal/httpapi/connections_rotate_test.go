@@ -24,7 +24,7 @@ func TestConnectionRotate_ExpectedRevisionOptional(t *testing.T) {
 		t.Fatalf("create: %s", raw)
 	}
 	if _, ok := dataOf(m)["revision"]; ok {
-		t.Fatalf("create shows a revision, which SPEC.md's create response does not list: %s", raw)
+		t.Fatalf("create shows a revision, which the create response (openapi.json) does not list: %s", raw)
 	}
 	if err := f.store.SetConnectionStatus(context.Background(), id, 1, store.StatusReauthRequired); err != nil {
 		t.Fatal(err)
