@@ -1,0 +1,135 @@
+package connect
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/switchboard-gw/switchboard/internal/account"
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// config returns an offered auth config of the link, or 403 FORBIDDEN.
+func (p *Page) config(ctx context.Context, l store.ConnectLink, id string) (store.AuthConfig, *catalog.Connector, *catalog.AuthMethod, error) {
+	_, byID, err := p.offered(ctx, l)
+	if err != nil {
+		return store.AuthConfig{}, nil, nil, err
+	}
+	ac, ok := byID[id]
+	if !ok {
+		return ac, nil, nil, apierr.New(apierr.Forbidden, "this link does not offer auth config %q", id)
+	}
+	c, ok := p.catalog(ctx, l.ProjectID).Connector(ac.ConnectorID)
+	if !ok {
+		return ac, nil, nil, apierr.New(apierr.NotFound, "connector %q of auth config %q is no longer available", ac.ConnectorID, id)
+	}
+	if m := c.AuthMethod(ac.AuthMethodID); m != nil {
+		return ac, c, m, nil
+	}
+	return ac, nil, nil, apierr.New(apierr.NotFound, "the auth method of %q is no longer available", id)
+}
+
+// AccountRequest is the body of POST /api/connect/:token/accounts.
+type AccountRequest struct {
+	AuthConfigID string
+	Fields       map[string]any
+	Name         string
+	ConnectionID string
+}
+
+// SaveAccount stores a key or field credential through a link: a new
+// account (created true) or a reconnected one. The link is then used.
+func (p *Page) SaveAccount(ctx context.Context, token string, r AccountRequest) (account.PublicView, bool, error) {
+	l, err := p.active(ctx, token)
+	if err != nil {
+		return account.PublicView{}, false, err
+	}
+	ctx = p.projectContext(ctx, l.ProjectID)
+	if r.AuthConfigID == "" {
+		return account.PublicView{}, false, apierr.Validation(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"authConfigId"}, Message: "is required"})
+	}
+	ac, c, m, err := p.config(ctx, l, r.AuthConfigID)
+	if err != nil {
+		return account.PublicView{}, false, err
+	}
+	if m.Type == catalog.AuthOAuth2 {
+		return account.PublicView{}, false, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"authConfigId"},
+			Message: "this is an OAuth auth config: start it with POST …/authorize"})
+	}
+	cred := map[string]any{"type": m.Type}
+	custom := map[string]any{}
+	for k, v := range r.Fields {
+		if m.Type == catalog.AuthCustom && slices.ContainsFunc(m.Fields, func(f catalog.CustomField) bool { return f.Name == k }) {
+			custom[k] = v
+			continue
+		}
+		cred[k] = v
+	}
+	if m.Type == catalog.AuthCustom {
+		cred["fields"] = custom
+	}
+	raw, _ := json.Marshal(cred)
+	if r.ConnectionID != "" {
+		conn, err := p.ownAccount(ctx, l, r.ConnectionID, c.ID)
+		if err != nil {
+			return account.PublicView{}, false, err
+		}
+		// The link is used up in the rotation's own transaction, so racing
+		// requests rotate once and the others are 410 LINK_USED.
+		if _, err := p.Accounts.RotateThroughLink(ctx, l.ID, l.ProjectID, conn.ID, raw, conn.Revision); err != nil {
+			return account.PublicView{}, false, fieldsError(err)
+		}
+		conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
+		return account.Public(conn), false, nil
+	}
+	conn, err := p.Accounts.Create(ctx, l.ProjectID, account.CreateRequest{ConnectorID: c.ID, UserID: l.UserID, Credential: raw,
+		AuthConfigKey: ac.Key, Name: r.Name, LinkID: l.ID})
+	if err != nil {
+		if e, ok := apierr.As(err); ok && e.Code == apierr.Conflict {
+			return account.PublicView{}, false, apierr.New(apierr.NameTaken, "you already have a %s account named %q", c.Name, r.Name)
+		}
+		return account.PublicView{}, false, fieldsError(err)
+	}
+	p.label(ctx, conn)
+	conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
+	return account.Public(conn), true, nil
+}
+
+// fieldsError reports credential problems under "fields", as the page sent them.
+func fieldsError(err error) error {
+	e, ok := apierr.As(err)
+	if !ok || e.Code != apierr.ValidationError {
+		return err
+	}
+	for i, is := range e.Issues {
+		if len(is.Path) > 0 && is.Path[0] == "credential" {
+			e.Issues[i].Path = append([]any{"fields"}, is.Path[1:]...)
+		}
+	}
+	return e
+}
+
+// label names an account with its provider identity, best effort.
+func (p *Page) label(ctx context.Context, conn store.Connection) {
+	cat := p.catalog(ctx, conn.ProjectID)
+	c, ok := cat.Connector(conn.ConnectorID)
+	if !ok || c.Identity == nil || c.Identity.Path == "" || p.Executor == nil {
+		return
+	}
+	ctx = catalog.NewContext(ctx, cat)
+	method := c.Identity.Method
+	if method == "" {
+		method = "GET"
+	}
+	res, err := p.Executor.CallAPI(ctx, conn.ProjectID, conn.ID, method, c.Identity.Path, nil, false)
+	if err != nil {
+		p.Logger.InfoContext(ctx, "could not read the provider identity of a new account", "connection_id", conn.ID)
+		return
+	}
+	if v := catalog.SelectPath(res, c.Identity.Label); v != nil {
+		_ = p.Store.SetConnectionLabel(ctx, conn.ID, fmt.Sprint(v))
+	}
+}

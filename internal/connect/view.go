@@ -1,0 +1,203 @@
+package connect
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/account"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// Field is one input the page shows for a credential.
+type Field struct {
+	Name        string `json:"name"`
+	Label       string `json:"label"`
+	Secret      bool   `json:"secret"`
+	Placeholder string `json:"placeholder,omitempty"`
+	Group       string `json:"group,omitempty"`
+	// Default is the value used when the user leaves the field empty.
+	Default string `json:"default,omitempty"`
+}
+
+// OfferedConfig is an auth config the link offers.
+type OfferedConfig struct {
+	ID     string  `json:"id"`
+	Key    string  `json:"key"`
+	Type   string  `json:"type"`
+	Name   string  `json:"name"`
+	Fields []Field `json:"fields"`
+}
+
+// OfferedConnector is a connector the link offers.
+type OfferedConnector struct {
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Logo        string          `json:"logo,omitempty"`
+	AuthConfigs []OfferedConfig `json:"authConfigs"`
+}
+
+// Branding is how the page presents the project.
+type Branding struct {
+	Name   string `json:"name"`
+	Accent string `json:"accent"`
+	Logo   string `json:"logo,omitempty"`
+}
+
+// View is GET /api/connect/:token.
+type View struct {
+	Status      string               `json:"status"`
+	ExpiresAt   time.Time            `json:"expiresAt"`
+	Branding    Branding             `json:"branding"`
+	Connectors  []OfferedConnector   `json:"connectors"`
+	Accounts    []account.PublicView `json:"accounts"`
+	SelfManage  bool                 `json:"selfManage"`
+	RedirectURL string               `json:"redirectUrl,omitempty"`
+}
+
+// offered lists what a link offers: its connectors (or every connector the
+// project can connect), each with the auth configs the link allows. OAuth
+// methods need a configured client; the others get implicit configs.
+func (p *Page) offered(ctx context.Context, l store.ConnectLink) ([]OfferedConnector, map[string]store.AuthConfig, error) {
+	configs, err := p.Store.ListAuthConfigs(ctx, l.ProjectID, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	cat := p.catalog(ctx, l.ProjectID)
+	var connectors []*catalog.Connector
+	if len(l.Connectors) > 0 {
+		for _, id := range l.Connectors {
+			if c, ok := cat.Connector(id); ok {
+				connectors = append(connectors, c)
+			}
+		}
+	} else if len(l.AuthConfigs) > 0 {
+		seen := map[string]bool{}
+		for _, ac := range configs {
+			if slices.Contains(l.AuthConfigs, ac.Key) && !seen[ac.ConnectorID] {
+				if c, ok := cat.Connector(ac.ConnectorID); ok {
+					connectors = append(connectors, c)
+					seen[c.ID] = true
+				}
+			}
+		}
+	} else {
+		connectors = cat.Connectors()
+	}
+	byID := map[string]store.AuthConfig{}
+	var out []OfferedConnector
+	for _, c := range connectors {
+		oc := OfferedConnector{ID: c.ID, Name: c.Name}
+		if c.Builtin() { // a project's own connectors have no logo file
+			oc.Logo = p.AssetsURL + "/logos/" + c.ID
+		}
+		for i := range c.AuthMethods {
+			m := &c.AuthMethods[i]
+			var cands []store.AuthConfig
+			for _, ac := range configs {
+				if ac.ConnectorID == c.ID && ac.AuthMethodID == m.ID {
+					cands = append(cands, ac)
+				}
+			}
+			if len(cands) == 0 && m.Type != catalog.AuthOAuth2 {
+				if len(l.AuthConfigs) > 0 && !slices.Contains(l.AuthConfigs, c.ID+"_"+m.ID) {
+					continue
+				}
+				ac, err := p.Store.EnsureImplicitAuthConfig(ctx, l.ProjectID, c.ID, c.ID+"_"+m.ID, m.ID, m.Type)
+				if err != nil {
+					return nil, nil, err
+				}
+				cands = append(cands, ac)
+			}
+			for _, ac := range cands {
+				if len(l.AuthConfigs) > 0 && !slices.Contains(l.AuthConfigs, ac.Key) {
+					continue
+				}
+				if m.Type == catalog.AuthOAuth2 && ac.ClientID == "" {
+					continue // no client configured: not offerable
+				}
+				byID[ac.ID] = ac
+				oc.AuthConfigs = append(oc.AuthConfigs, OfferedConfig{ID: ac.ID, Key: ac.Key, Type: m.Type, Name: m.Name, Fields: fieldsOf(c, m)})
+			}
+		}
+		if len(oc.AuthConfigs) > 0 {
+			out = append(out, oc)
+		}
+	}
+	if out == nil {
+		out = []OfferedConnector{}
+	}
+	return out, byID, nil
+}
+
+// fieldsOf lists the inputs of a method's credential, then the connector's
+// connection fields (except those an OAuth token supplies).
+func fieldsOf(c *catalog.Connector, m *catalog.AuthMethod) []Field {
+	var out []Field
+	switch m.Type {
+	case catalog.AuthAPIKey:
+		out = append(out, Field{Name: "apiKey", Label: m.Name, Secret: true})
+	case catalog.AuthBasic:
+		u, pw := "Username", "Password"
+		if m.Basic != nil {
+			u, pw = m.Basic.UsernameLabel, m.Basic.PasswordLabel
+		}
+		out = append(out, Field{Name: "username", Label: u}, Field{Name: "password", Label: pw, Secret: true})
+	case catalog.AuthCustom:
+		for _, f := range m.Fields {
+			out = append(out, Field{Name: f.Name, Label: f.Label, Secret: f.Secret, Group: "fields"})
+		}
+	case catalog.AuthAWSIAM:
+		out = append(out, Field{Name: "accessKeyId", Label: "Access key ID"}, Field{Name: "secretAccessKey", Label: "Secret access key", Secret: true})
+	}
+	for _, f := range c.ConnectionFields {
+		if f.FromToken != "" && m.Type == catalog.AuthOAuth2 {
+			continue
+		}
+		out = append(out, Field{Name: f.Name, Label: f.Label, Placeholder: f.Example, Default: f.Default})
+	}
+	if out == nil {
+		out = []Field{}
+	}
+	return out
+}
+
+// Get answers GET /api/connect/:token: the link's state, branding, offers
+// and the user's accounts (never a credential).
+func (p *Page) Get(ctx context.Context, token string) (View, error) {
+	l, state, err := p.link(ctx, token)
+	if err != nil {
+		return View{}, err
+	}
+	ctx = p.projectContext(ctx, l.ProjectID)
+	settings, err := p.Store.GetConnectSettings(ctx, l.ProjectID)
+	if err != nil {
+		return View{}, err
+	}
+	proj, err := p.Store.GetProject(ctx, l.ProjectID)
+	if err != nil {
+		return View{}, err
+	}
+	v := View{Status: state, ExpiresAt: l.ExpiresAt, SelfManage: settings.SelfManage, RedirectURL: l.RedirectURL,
+		Branding: Branding{Name: proj.Name, Accent: "#4f46e5"}, Connectors: []OfferedConnector{}, Accounts: []account.PublicView{}}
+	if settings.Name != "" {
+		v.Branding.Name = settings.Name
+	}
+	if settings.Accent != "" {
+		v.Branding.Accent = settings.Accent
+	}
+	if settings.LogoKey != "" {
+		v.Branding.Logo = p.AssetsURL + "/" + settings.LogoKey
+	}
+	if state != StateActive {
+		return v, nil
+	}
+	if v.Connectors, _, err = p.offered(ctx, l); err != nil {
+		return View{}, err
+	}
+	if v.Accounts, err = p.accounts(ctx, l); err != nil {
+		return View{}, err
+	}
+	return v, nil
+}
