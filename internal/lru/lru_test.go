@@ -16,8 +16,8 @@ type op struct {
 }
 
 func get(k string, want int, ok bool) op { return op{get: true, key: k, value: want, wantOK: ok} }
-func put(k string, v int) op              { return op{key: k, value: v} }
-func remove(k string) op                  { return op{remove: true, key: k} }
+func put(k string, v int) op             { return op{key: k, value: v} }
+func remove(k string) op                 { return op{remove: true, key: k} }
 
 func TestCache(t *testing.T) {
 	t.Parallel()
