@@ -57,6 +57,11 @@ func (c *Cache[K, V]) Put(k K, v V) {
 		c.moveToFront(e)
 		return
 	}
+	c.insert(k, v)
+}
+
+// insert adds k, which is not present, evicting when full.
+func (c *Cache[K, V]) insert(k K, v V) {
 	var e *entry[K, V]
 	if len(c.items) >= c.max {
 		e = c.root.prev
@@ -70,6 +75,20 @@ func (c *Cache[K, V]) Put(k K, v V) {
 	e.key, e.value = k, v
 	c.items[k] = e
 	c.pushFront(e)
+}
+
+// GetOrPut returns the value stored for k, marking it used, or, when there
+// is none, stores v and returns it; loaded reports which. Two callers that
+// computed a value for k at once agree on the first one stored.
+func (c *Cache[K, V]) GetOrPut(k K, v V) (actual V, loaded bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[k]; ok {
+		c.moveToFront(e)
+		return e.value, true
+	}
+	c.insert(k, v)
+	return v, false
 }
 
 // Remove drops k, if present.

@@ -67,6 +67,23 @@ func TestCache(t *testing.T) {
 	}
 }
 
+func TestCache_GetOrPut(t *testing.T) {
+	t.Parallel()
+	c := New[string, int](2)
+	if v, loaded := c.GetOrPut("a", 1); loaded || v != 1 {
+		t.Fatalf("first GetOrPut = %d, %v", v, loaded)
+	}
+	if v, loaded := c.GetOrPut("a", 2); !loaded || v != 1 {
+		t.Fatalf("second GetOrPut = %d, %v; want the first value", v, loaded)
+	}
+	c.Put("b", 2)
+	c.GetOrPut("a", 3) // a is now the most recent
+	c.Put("c", 3)
+	if _, ok := c.Get("b"); ok {
+		t.Fatal("GetOrPut of a present key did not mark it used")
+	}
+}
+
 func TestCache_Clear(t *testing.T) {
 	t.Parallel()
 	c := New[int, int](4)
