@@ -90,6 +90,7 @@ func (s *stack) measureResolution(c int) (Resolution, error) {
 		}
 		writing = append(writing, w)
 		r.Writes += n
+		fmt.Printf("  round: %.0f req/s without writes, %.0f with (%d writes)\n", quiet[len(quiet)-1].RPS, w.RPS, n)
 	}
 	r.Quiet, r.Writing = median(quiet), median(writing)
 	if r.Quiet.RPS > 0 {

@@ -13,7 +13,7 @@ import (
 // changes are followed, and users with a recent change per project beyond
 // which the project's answers are simply all dropped once.
 const (
-	maxCachedResolutions = 65536
+	maxCachedResolutions = 32768
 	maxFollowedProjects  = 4096
 	maxChangedUsers      = 8192
 )
