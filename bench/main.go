@@ -100,6 +100,8 @@ type stack struct {
 	ingressPaths []string
 	received     atomic.Int64
 	cleanup      []func()
+	// dbURL is the database Switchboard runs on (for bulk seeding).
+	dbURL string
 }
 
 func run() int {
@@ -151,6 +153,17 @@ func run() int {
 	if *only == "" || strings.Contains("trigger ingress", *only) {
 		ingress = st.measureIngress(*n, *conc)
 	}
+	var resolution *Resolution
+	if *only != "" && strings.Contains(resolutionName, *only) {
+		r, err := st.measureResolution(*conc)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: account resolution:", err)
+			return 1
+		}
+		printResolution(r)
+		results = append(results, r.Quiet, r.Writing)
+		resolution = &r
+	}
 	ratios := ratiosOf(results, *conc)
 	ratios["ingressEventsPerSecond"] = ingress.EventsPerSecond
 	printTable(results, ratios, *pg != "")
@@ -160,7 +173,7 @@ func run() int {
 	}
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(map[string]any{"database": dbName(*pg), "goVersion": runtime.Version(), "cpus": runtime.NumCPU(),
-			"results": results, "ratios": ratios, "ingress": ingress}, "", "  ")
+			"results": results, "ratios": ratios, "ingress": ingress, "resolution": resolution}, "", "  ")
 		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			return 1
@@ -377,6 +390,7 @@ func newStack(pgURL string, conc int) (*stack, error) {
 		return nil, err
 	}
 	s.cleanup = append(s.cleanup, dropDB)
+	s.dbURL = dbURL
 	ctx := context.Background()
 	// Switchboard is built and run as serve runs it (internal/app): the
 	// per-project catalogs, the Connect page, webhooks and the background

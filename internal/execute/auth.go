@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -75,6 +73,7 @@ func (e *Executor) authenticate(ctx context.Context, req *http.Request, body []b
 	case catalog.AuthBasic:
 		req.SetBasicAuth(cred.Username, cred.Password)
 	case catalog.AuthOAuth2:
+		cred = e.fresh.newer(conn, cred)
 		if needsRefresh(cred, e.now()) {
 			var err error
 			if cred, err = e.refreshToken(ctx, conn, cred, con, m, false); err != nil {
@@ -188,7 +187,9 @@ func (e *Executor) refreshToken(ctx context.Context, conn store.Connection, cred
 	if err != nil {
 		return cred, err
 	}
-	return v.(account.Credential), nil
+	fresh := v.(account.Credential)
+	e.fresh.put(conn, fresh)
+	return fresh, nil
 }
 
 func reauth(conn store.Connection) error {
@@ -289,33 +290,8 @@ func baseURLFromTemplate(tmpl string, fields map[string]string) (string, error) 
 	return out, nil
 }
 
-// tokenCache keeps client-credentials tokens per account revision.
-type tokenCache struct {
-	mu     sync.Mutex
-	tokens map[string]*oauth2.Token
-}
-
-func (c *tokenCache) get(key string, now time.Time) (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := c.tokens[key]
-	if t == nil || (!t.Expiry.IsZero() && t.Expiry.Before(now.Add(refreshMargin))) {
-		return "", false
-	}
-	return t.AccessToken, true
-}
-
-func (c *tokenCache) put(key string, t *oauth2.Token) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tokens == nil {
-		c.tokens = map[string]*oauth2.Token{}
-	}
-	c.tokens[key] = t
-}
-
 func (e *Executor) clientCredentialsToken(ctx context.Context, conn store.Connection, cred account.Credential, m *catalog.AuthMethod) (string, error) {
-	key := conn.ID + "#" + strconv.FormatInt(conn.Revision, 10)
+	key := tokenKey(conn)
 	if tok, ok := e.tokens.get(key, e.now()); ok {
 		return tok, nil
 	}

@@ -57,6 +57,7 @@ type Executor struct {
 	owner    string
 	refresh  singleflight.Group
 	tokens   tokenCache
+	fresh    freshCredentials
 	used     *usage
 	handlers map[string]Handler
 	mcp      mcpSessions
@@ -75,6 +76,7 @@ func New(o Options) *Executor {
 	e := &Executor{
 		store: o.Store, accounts: o.Accounts, catalog: o.Catalog, guard: o.Guard, keyring: o.Keyring, log: o.Logger, now: o.Now,
 		owner: hex.EncodeToString(b[:]), handlers: builtinHandlers(),
+		tokens: newTokenCache(), fresh: newFreshCredentials(),
 	}
 	if e.now == nil {
 		e.now = time.Now

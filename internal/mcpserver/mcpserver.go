@@ -7,7 +7,6 @@ package mcpserver
 
 import (
 	"bytes"
-	"container/list"
 	"context"
 	"encoding/json"
 	"io"
@@ -15,12 +14,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/lru"
 	"github.com/switchboard-gw/switchboard/internal/session"
 )
 
@@ -35,14 +34,10 @@ type Server struct {
 	sessions *session.Service
 	log      *slog.Logger
 	handler  *mcp.StreamableHTTPHandler
-
-	mu    sync.Mutex
-	cache map[serverKey]*list.Element
-	order *list.List
+	cache    *lru.Cache[serverKey, *cached]
 }
 
 type cached struct {
-	key    serverKey
 	server *mcp.Server
 	// toolsList is the encoded result of tools/list, made once per server.
 	toolsList json.RawMessage
@@ -58,7 +53,7 @@ type target struct {
 
 // New returns a Server.
 func New(sessions *session.Service, log *slog.Logger) *Server {
-	s := &Server{sessions: sessions, log: log, cache: map[serverKey]*list.Element{}, order: list.New()}
+	s := &Server{sessions: sessions, log: log, cache: lru.New[serverKey, *cached](maxCached)}
 	s.handler = mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
@@ -177,32 +172,17 @@ type serverKey struct {
 // cachedFor returns the built server of a target, building it on first use.
 func (s *Server) cachedFor(ctx context.Context, t target) *cached {
 	key := serverKey{session: t.ss.ID, scope: t.scope.Hash, mode: t.ss.Spec.Mode, catalog: catalog.FromContext(ctx, nil)}
-	s.mu.Lock()
-	if el, ok := s.cache[key]; ok {
-		s.order.MoveToFront(el)
-		c := el.Value.(*cached)
-		s.mu.Unlock()
+	if c, ok := s.cache.Get(key); ok {
 		return c
 	}
-	s.mu.Unlock()
-
 	c, err := s.build(t)
 	if err != nil {
 		s.log.ErrorContext(ctx, "could not build the MCP server of a session", "session_id", t.ss.ID, "error", err.Error())
 		return nil
 	}
-	c.key = key
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if el, ok := s.cache[key]; ok {
-		return el.Value.(*cached)
-	}
-	s.cache[key] = s.order.PushFront(c)
-	for s.order.Len() > maxCached {
-		old := s.order.Back()
-		s.order.Remove(old)
-		delete(s.cache, old.Value.(*cached).key)
-	}
+	// Two requests may build the same server at once: both use the first
+	// one stored, since the SDK asks for the server more than once.
+	c, _ = s.cache.GetOrPut(key, c)
 	return c
 }
 

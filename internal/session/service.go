@@ -44,7 +44,8 @@ type Service struct {
 
 // NewService returns a Service.
 func NewService(o Options) *Service {
-	s := &Service{store: o.Store, catalog: o.Catalog, accounts: o.Accounts, exec: o.Executor, links: o.Links, baseURL: o.BaseURL, now: o.Now}
+	s := &Service{store: o.Store, catalog: o.Catalog, accounts: o.Accounts, exec: o.Executor, links: o.Links, baseURL: o.BaseURL, now: o.Now,
+		cache: newCaches()}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -3,7 +3,6 @@ package session
 import (
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -37,23 +36,6 @@ const (
 	KindAction = "action"
 )
 
-// strictCache keeps converted schemas: the catalog is immutable, so a
-// tool's strict schema is computed once per process.
-var strictCache sync.Map // schema text -> json.RawMessage
-
-func strictOf(schema json.RawMessage) (json.RawMessage, error) {
-	key := string(schema)
-	if v, ok := strictCache.Load(key); ok {
-		return v.(json.RawMessage), nil
-	}
-	s, err := StrictSchema(schema)
-	if err != nil {
-		return nil, err
-	}
-	strictCache.Store(key, s)
-	return s, nil
-}
-
 // Tools lists a session's tools: the meta tools its policy allows, then
 // its pinned tools, in the format asked for.
 func (s *Service) Tools(ss *Session, sc *Scope, format string) ([]ToolDef, error) {
@@ -66,7 +48,7 @@ func (s *Service) Tools(ss *Session, sc *Scope, format string) ([]ToolDef, error
 	out := []ToolDef{}
 	add := func(def ToolDef) error {
 		if format == FormatOpenAIStrict {
-			strict, err := strictOf(def.InputSchema)
+			strict, err := s.cache.strictOf(def.InputSchema)
 			if err != nil {
 				return fmt.Errorf("session: strict schema of %s: %w", def.Name, err)
 			}

@@ -54,7 +54,7 @@ type Store struct {
 	stmts stmtCache
 	// tools caches each project's disabled tools, conns resolution reads.
 	tools versioned[string, map[string]bool]
-	conns versioned[connCacheKey, []Connection]
+	conns resolutionCache
 }
 
 // ParseURL splits a SWITCHBOARD_DATABASE_URL into its dialect and the DSN
@@ -98,7 +98,8 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	s := &Store{dialect: dialect, now: opts.Now}
-	s.conns.max = maxCachedResolutions
+	s.tools = newVersioned[string, map[string]bool](maxCachedToolSwitches)
+	s.conns = newResolutionCache()
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -84,3 +84,14 @@ func TestMigrationStatus_FreshDatabaseAllPending(t *testing.T) {
 		}
 	}
 }
+
+func TestResolution_SQLite(t *testing.T) {
+	t.Parallel()
+	storetest.RunResolution(t, storetest.OpenSQLitePair)
+}
+
+func TestResolution_Postgres(t *testing.T) {
+	t.Parallel()
+	storetest.PostgresURL(t)
+	storetest.RunResolution(t, storetest.OpenPostgresPair)
+}

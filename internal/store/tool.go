@@ -6,6 +6,9 @@ import (
 	"fmt"
 )
 
+// maxCachedToolSwitches bounds the cache of projects' disabled tools.
+const maxCachedToolSwitches = 4096
+
 // SetToolsEnabled turns tools on or off in a project, in one transaction.
 func (s *Store) SetToolsEnabled(ctx context.Context, projectID string, toolIDs []string, enabled bool) error {
 	now := millis(s.now())

@@ -1,15 +1,12 @@
 package store
 
-import "sync"
+import "github.com/switchboard-gw/switchboard/internal/lru"
 
-// versioned is a cache whose answers hold at a version of a project
-// (tool switches, connections): an answer stored at another version misses.
-// Entries are bounded by max (0: unbounded); a full cache is emptied and
-// refills with what is in use.
+// versioned is a cache whose answers hold at a version of a project (tool
+// switches): an answer stored at another version misses. It is bounded and
+// drops the least recently used entry when full.
 type versioned[K comparable, V any] struct {
-	mu      sync.Mutex
-	max     int
-	entries map[K]versionedEntry[V]
+	entries *lru.Cache[K, versionedEntry[V]]
 }
 
 type versionedEntry[V any] struct {
@@ -17,10 +14,12 @@ type versionedEntry[V any] struct {
 	value   V
 }
 
+func newVersioned[K comparable, V any](size int) versioned[K, V] {
+	return versioned[K, V]{entries: lru.New[K, versionedEntry[V]](size)}
+}
+
 func (c *versioned[K, V]) get(k K, version int64) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[k]
+	e, ok := c.entries.Get(k)
 	if !ok || e.version != version {
 		var zero V
 		return zero, false
@@ -29,13 +28,8 @@ func (c *versioned[K, V]) get(k K, version int64) (V, bool) {
 }
 
 func (c *versioned[K, V]) put(k K, version int64, v V) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil || (c.max > 0 && len(c.entries) >= c.max) {
-		c.entries = map[K]versionedEntry[V]{}
-	}
-	if e, ok := c.entries[k]; ok && e.version > version {
+	if e, ok := c.entries.Get(k); ok && e.version > version {
 		return // a newer request already stored a newer answer
 	}
-	c.entries[k] = versionedEntry[V]{version: version, value: v}
+	c.entries.Put(k, versionedEntry[V]{version: version, value: v})
 }

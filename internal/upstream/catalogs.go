@@ -8,19 +8,23 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/lru"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
+
+// maxCachedCatalogs bounds the cache of projects' catalogs. A project
+// without connectors of its own shares the built-in catalog, so an entry
+// costs little unless the project has some.
+const maxCachedCatalogs = 1024
 
 // Catalogs returns each project's catalog: the built-ins plus the project's
 // own connectors, cached by the project's catalog version.
 type Catalogs struct {
 	base  *catalog.Catalog
 	store *store.Store
-	mu    sync.Mutex
-	cache map[string]cachedCatalog
+	cache *lru.Cache[string, cachedCatalog]
 }
 
 type cachedCatalog struct {
@@ -30,7 +34,7 @@ type cachedCatalog struct {
 
 // NewCatalogs returns a Catalogs over the built-in catalog.
 func NewCatalogs(base *catalog.Catalog, st *store.Store) *Catalogs {
-	return &Catalogs{base: base, store: st, cache: map[string]cachedCatalog{}}
+	return &Catalogs{base: base, store: st, cache: lru.New[string, cachedCatalog](maxCachedCatalogs)}
 }
 
 // For returns a project's catalog. The version comes from ctx (read with
@@ -43,9 +47,7 @@ func (c *Catalogs) For(ctx context.Context, projectID string) (*catalog.Catalog,
 			return nil, err
 		}
 	}
-	c.mu.Lock()
-	e, hit := c.cache[projectID]
-	c.mu.Unlock()
+	e, hit := c.cache.Get(projectID)
 	if hit && e.version == v {
 		return e.cat, nil
 	}
@@ -68,10 +70,8 @@ func (c *Catalogs) For(ctx context.Context, projectID string) (*catalog.Catalog,
 			return nil, err
 		}
 	}
-	c.mu.Lock()
-	if old, ok := c.cache[projectID]; !ok || old.version <= v {
-		c.cache[projectID] = cachedCatalog{version: v, cat: cat}
+	if old, ok := c.cache.Get(projectID); !ok || old.version <= v {
+		c.cache.Put(projectID, cachedCatalog{version: v, cat: cat})
 	}
-	c.mu.Unlock()
 	return cat, nil
 }

@@ -1,0 +1,73 @@
+package execute
+
+import (
+	"strconv"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/switchboard-gw/switchboard/internal/account"
+	"github.com/switchboard-gw/switchboard/internal/lru"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// maxCachedTokens bounds each of the token caches below (one entry per
+// account in use).
+const maxCachedTokens = 16384
+
+// tokenCache keeps client-credentials tokens per account revision.
+type tokenCache struct {
+	tokens *lru.Cache[string, *oauth2.Token]
+}
+
+func newTokenCache() tokenCache {
+	return tokenCache{tokens: lru.New[string, *oauth2.Token](maxCachedTokens)}
+}
+
+func tokenKey(conn store.Connection) string {
+	return conn.ID + "#" + strconv.FormatInt(conn.Revision, 10)
+}
+
+func (c tokenCache) get(key string, now time.Time) (string, bool) {
+	t, ok := c.tokens.Get(key)
+	if !ok || (!t.Expiry.IsZero() && t.Expiry.Before(now.Add(refreshMargin))) {
+		return "", false
+	}
+	return t.AccessToken, true
+}
+
+func (c tokenCache) put(key string, t *oauth2.Token) { c.tokens.Put(key, t) }
+
+// freshCredentials keeps the OAuth credential each account's last refresh
+// gave this process. A token refresh does not invalidate the resolution
+// cache (it changes nothing resolution decides on), so a resolved account
+// may still carry the sealed credential from before the refresh; without
+// this, every call on it would see an expired token and read the account
+// from the database again. Entries are per revision: a rotation moves the
+// revision, and the rotated credential wins.
+type freshCredentials struct {
+	creds *lru.Cache[string, freshCredential]
+}
+
+type freshCredential struct {
+	revision int64
+	cred     account.Credential
+}
+
+func newFreshCredentials() freshCredentials {
+	return freshCredentials{creds: lru.New[string, freshCredential](maxCachedTokens)}
+}
+
+// newer returns the credential a refresh left for conn when it expires
+// later than cred, else cred.
+func (f freshCredentials) newer(conn store.Connection, cred account.Credential) account.Credential {
+	c, ok := f.creds.Get(conn.ID)
+	if ok && c.revision == conn.Revision && c.cred.Expiry.After(cred.Expiry) {
+		return c.cred
+	}
+	return cred
+}
+
+func (f freshCredentials) put(conn store.Connection, cred account.Credential) {
+	f.creds.Put(conn.ID, freshCredential{revision: conn.Revision, cred: cred})
+}
