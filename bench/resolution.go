@@ -65,12 +65,12 @@ func (s *stack) measureResolution(c int) (Resolution, error) {
 
 	req := func() *http.Request {
 		u := rand.IntN(r.Users)
-		return post(s.api.URL+"/v1/tools/execute", s.key,
+		return post(s.apiURL+"/v1/tools/execute", s.key,
 			`{"toolId":"benchapi_create_item","userId":"ru`+strconv.Itoa(u)+`","input":`+itemInput+`}`)()
 	}
 	// Warm up: every user resolves once at least.
 	for u := range r.Users {
-		resp, err := s.client.Do(post(s.api.URL+"/v1/tools/execute", s.key,
+		resp, err := s.client.Do(post(s.apiURL+"/v1/tools/execute", s.key,
 			`{"toolId":"benchapi_create_item","userId":"ru`+strconv.Itoa(u)+`","input":`+itemInput+`}`)())
 		if err != nil {
 			return r, err
@@ -119,7 +119,7 @@ func (s *stack) driveWhileWriting(req func() *http.Request, ids []string, c int)
 			// sees, so that user's cached answer must go.
 			id := ids[rand.IntN(len(ids))]
 			body := `{"name":"renamed-` + strconv.Itoa(rand.IntN(1<<30)) + `"}`
-			rq, _ := http.NewRequest("PATCH", s.api.URL+"/v1/connections/"+id, strings.NewReader(body))
+			rq, _ := http.NewRequest("PATCH", s.apiURL+"/v1/connections/"+id, strings.NewReader(body))
 			rq.Header.Set("Content-Type", "application/json")
 			rq.Header.Set("Authorization", "Bearer "+s.key)
 			resp, err := s.client.Do(rq)
@@ -215,7 +215,7 @@ func (s *stack) seedConnections(ctx context.Context, users, rows int) ([]string,
 				}
 				body, _ := json.Marshal(map[string]any{"connectorId": "benchapi", "userId": "ru" + strconv.Itoa(u),
 					"credential": map[string]string{"type": "api_key", "apiKey": "provider-key", "host": host}})
-				resp, err := s.client.Do(post(s.api.URL+"/v1/connections", s.key, string(body))())
+				resp, err := s.client.Do(post(s.apiURL+"/v1/connections", s.key, string(body))())
 				if err != nil {
 					errs <- err
 					return
