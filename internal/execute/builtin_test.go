@@ -26,9 +26,14 @@ type rewriter struct {
 
 func (r *rewriter) RoundTrip(req *http.Request) (*http.Response, error) {
 	out := req.Clone(req.Context())
+	// The host the executor chose, for the tests that pin it.
+	out.Header.Set(originalHostHeader, req.URL.Host)
 	out.URL.Scheme, out.URL.Host, out.Host = "https", r.host, ""
 	return r.next.RoundTrip(out)
 }
+
+// originalHostHeader carries the provider host a request was meant for.
+const originalHostHeader = "X-Test-Original-Host"
 
 // preferredAuth is the order in which the test picks a connector's auth method.
 var preferredAuth = []string{catalog.AuthAPIKey, catalog.AuthBasic, catalog.AuthCustom, catalog.AuthOAuth2, catalog.AuthNone, catalog.AuthAWSIAM}

@@ -33,6 +33,7 @@ func builtinHandlers() map[string]Handler {
 		"aws_s3_put_object":        s3PutObject,
 		"aws_s3_create_bucket":     s3CreateBucket,
 		"salesforce_record_fields": salesforceRecordFields,
+		"posthog_capture_event":    posthogCapture,
 	}
 }
 
