@@ -156,11 +156,11 @@ type signInCase struct {
 	// extraCall is the path of the call made with the new token, if any;
 	// identity the path of the call that labels the account, if any.
 	extraCall, identity string
-	stored    map[string]string // connection fields the account keeps
-	tool      string            // first tool call
-	input     string
-	wantPath  string      // its path at the fake (host first)
-	wantHdr   http.Header // headers it must carry
+	stored              map[string]string // connection fields the account keeps
+	tool                string            // first tool call
+	input               string
+	wantPath            string      // its path at the fake (host first)
+	wantHdr             http.Header // headers it must carry
 }
 
 // TestConnect_SignInHandsOverAccountValues runs, per connector, the whole
