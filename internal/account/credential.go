@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -98,6 +99,7 @@ func ParseCredential(raw json.RawMessage, con *catalog.Connector, method *catalo
 	for _, f := range con.ConnectionFields {
 		connFields[f.Name] = f
 	}
+	usedBy := func(f catalog.ConnectionField) bool { return f.UsedBy(method.ID) }
 	var scopes []string
 	str := func(name string, dst *string) {
 		if err := json.Unmarshal(obj[name], dst); err != nil {
@@ -116,6 +118,10 @@ func ParseCredential(raw json.RawMessage, con *catalog.Connector, method *catalo
 			continue
 		}
 		if f, ok := connFields[name]; ok {
+			if !usedBy(f) {
+				issues.Add(apierr.IssueUnknownField, at(name), "is not used by auth method %s of %s (only by %s)", method.ID, con.ID, strings.Join(f.AuthMethods, ", "))
+				continue
+			}
 			var v string
 			if err := json.Unmarshal(obj[name], &v); err != nil {
 				issues.Add(apierr.IssueInvalidType, at(name), "must be a string")
@@ -196,7 +202,9 @@ func ParseCredential(raw json.RawMessage, con *catalog.Connector, method *catalo
 	}
 	for _, f := range con.ConnectionFields {
 		// A field the caller gave, even a bad one, already has its issue.
-		if _, given := obj[f.Name]; given || f.FromToken != "" {
+		// A field that only chooses among a sign-in's answers (a Jira site
+		// for OAuth) may be left out.
+		if _, given := obj[f.Name]; given || f.FromToken != "" || !usedBy(f) || method.Chooses(f.Name) {
 			continue
 		}
 		if f.Default != "" {
@@ -204,6 +212,10 @@ func ParseCredential(raw json.RawMessage, con *catalog.Connector, method *catalo
 				c.Connection = map[string]string{}
 			}
 			c.Connection[f.Name] = f.Default
+			continue
+		}
+		if method.Supplies(f.Name) {
+			issues.Add(apierr.IssueRequired, at(f.Name), "is required: %s (a sign-in through a connect link reads it from the provider; a credential stored through the API must give it)", f.Label)
 			continue
 		}
 		issues.Add(apierr.IssueRequired, at(f.Name), "is required: %s", f.Label)

@@ -170,3 +170,48 @@ func TestToolAllowed(t *testing.T) {
 		}
 	}
 }
+
+// TestParseCredential_FieldsPerAuthMethod: a connection field belongs to
+// the auth methods it names; one an OAuth sign-in reads from the provider
+// is still required of a credential stored through the API, and one that
+// only chooses among the sign-in's answers may be left out.
+func TestParseCredential_FieldsPerAuthMethod(t *testing.T) {
+	t.Parallel()
+	con := &catalog.Connector{
+		ID: "atl",
+		AuthMethods: []catalog.AuthMethod{
+			{ID: "basic", Type: catalog.AuthBasic},
+			{ID: "oauth2", Type: catalog.AuthOAuth2, OAuth2: &catalog.OAuth2{AfterToken: &catalog.AfterToken{
+				Select: map[string]string{"cloudId": "id"}, Match: map[string]string{"url": "https://{site}.atl.test"}}}},
+		},
+		ConnectionFields: []catalog.ConnectionField{
+			{Name: "site", Label: "Site"},
+			{Name: "cloudId", Label: "Cloud id", AuthMethods: []string{"oauth2"}},
+		},
+	}
+	cases := []struct {
+		method, body string
+		ok           bool
+		issue        string // code and path
+	}{
+		{"oauth2", `{"type":"oauth2","accessToken":"t","cloudId":"c1"}`, true, ""},
+		{"oauth2", `{"type":"oauth2","accessToken":"t","cloudId":"c1","site":"acme"}`, true, ""},
+		{"oauth2", `{"type":"oauth2","accessToken":"t"}`, false, "required credential.cloudId"},
+		{"basic", `{"type":"basic","username":"u","password":"p","site":"acme"}`, true, ""},
+		{"basic", `{"type":"basic","username":"u","password":"p","site":"acme","cloudId":"c1"}`, false, "unrecognized_keys credential.cloudId"},
+		{"basic", `{"type":"basic","username":"u","password":"p"}`, false, "required credential.site"},
+	}
+	for _, c := range cases {
+		_, _, err := account.ParseCredential(json.RawMessage(c.body), con, con.AuthMethod(c.method), "credential")
+		if c.ok {
+			if err != nil {
+				t.Errorf("%s %s: %v", c.method, c.body, err)
+			}
+			continue
+		}
+		e, ok := apierr.As(err)
+		if !ok || len(e.Issues) != 1 || e.Issues[0].Code+" "+apierr.PathString(e.Issues[0].Path) != c.issue {
+			t.Errorf("%s %s: err %v, want one issue %s", c.method, c.body, err, c.issue)
+		}
+	}
+}

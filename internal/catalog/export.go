@@ -138,6 +138,13 @@ func (t *Tool) specMatch() SpecMatchTool {
 	for f, h := range s.Headers {
 		out.Headers = append(out.Headers, SpecParam{Name: h, Required: slices.Contains(required, f)})
 	}
+	// A connector header filled from the account (xero-tenant-id) is sent
+	// with every call, as a required header parameter would be.
+	for h, v := range t.connector.API.Headers {
+		if Templated(v) {
+			out.Headers = append(out.Headers, SpecParam{Name: h, Required: true})
+		}
+	}
 	if len(s.Body) > 0 || len(r.StaticBody) > 0 {
 		body := &SpecBody{Properties: map[string]json.RawMessage{}, Required: []string{}}
 		for _, b := range s.Body {

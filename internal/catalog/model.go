@@ -133,6 +133,10 @@ type ConnectionField struct {
 	// FromToken names the OAuth token response field that supplies the
 	// value (Salesforce instance_url), instead of the user.
 	FromToken string `yaml:"fromToken" json:"fromToken,omitempty"`
+	// AuthMethods lists the ids of the auth methods whose accounts use the
+	// field (a Jira site for API tokens, a cloud id for OAuth); empty
+	// means every method.
+	AuthMethods []string `yaml:"authMethods" json:"authMethods,omitempty"`
 
 	re *regexp.Regexp // Pattern compiled by validation
 }
@@ -159,6 +163,10 @@ type AuthMethod struct {
 	Type        string `yaml:"type" json:"type"`
 	Name        string `yaml:"name" json:"name"`
 	Description string `yaml:"description" json:"description,omitempty"`
+	// BaseURL replaces api.baseUrl for accounts of this method, where the
+	// provider serves them elsewhere (Atlassian OAuth apps call
+	// api.atlassian.com/ex/jira/{cloudId}, API tokens the site's host).
+	BaseURL string `yaml:"baseUrl" json:"baseUrl,omitempty"`
 	// OAuth2 configures oauth2 and oauth2_client_credentials.
 	OAuth2 *OAuth2 `yaml:"oauth2" json:"oauth2,omitempty"`
 	// APIKey says where an api_key credential goes.
@@ -193,6 +201,31 @@ type OAuth2 struct {
 	// secret goes there; required when either URL has a placeholder. An
 	// auth config's own hosts, set by the operator, replace them.
 	AllowedHosts []string `yaml:"allowedHosts" json:"allowedHosts,omitempty"`
+	// RedirectParams are query parameters of the provider's redirect to
+	// the callback that are copied into the connection fields of the same
+	// name (Intuit's realmId).
+	RedirectParams []string `yaml:"redirectParams" json:"redirectParams,omitempty"`
+	// AfterToken is a call made with the new access token, right after the
+	// code exchange, whose answer supplies connection fields (an Atlassian
+	// cloud id, a Xero tenant id).
+	AfterToken *AfterToken `yaml:"afterToken" json:"afterToken,omitempty"`
+}
+
+// AfterToken is a provider call made with a new access token that
+// supplies connection fields. When the answer is a JSON array (sites,
+// tenants), one element is chosen: the first that Match accepts; the
+// Select paths are then read in that element.
+type AfterToken struct {
+	// Method is GET (default) or POST; URL is an absolute https URL.
+	Method string `yaml:"method" json:"method"`
+	URL    string `yaml:"url" json:"url"`
+	// Select maps a connection field to the dotted path of its value.
+	Select map[string]string `yaml:"select" json:"select"`
+	// Match maps a dotted path to the value a chosen element must have
+	// there; the value may take {connection field} placeholders, and an
+	// entry whose fields the user left empty does not apply (a Jira site
+	// the user may type before signing in, to choose among several).
+	Match map[string]string `yaml:"match" json:"match,omitempty"`
 }
 
 // Placement says where a secret value goes in a request: a header with a

@@ -117,6 +117,23 @@ func (v *validator) connector(c *Connector) {
 		}
 		seen[m.ID] = true
 		v.authMethod(p, m, fields)
+		v.methodFields(p, c, m)
+	}
+	for i, f := range c.ConnectionFields {
+		for j, id := range f.AuthMethods {
+			if !seen[id] {
+				v.add(fmt.Sprintf("connectionFields[%d].authMethods[%d]", i, j), "%q is not an auth method of %s", id, c.ID)
+			}
+		}
+	}
+	if !c.MCP() {
+		for name, val := range c.API.Headers {
+			for _, m := range placeholderRegex.FindAllStringSubmatch(val, -1) {
+				if !fields[m[1]] {
+					v.add("api.headers."+name, "placeholder {%s} is not a connection field", m[1])
+				}
+			}
+		}
 	}
 	if c.Identity != nil {
 		if c.Identity.Label == "" || (c.Identity.Path == "" && c.Identity.GraphQL == "") {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -77,7 +78,7 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 			return fail(apierr.New(apierr.NameTaken, "you already have a %s account named %q", c.Name, r.Name))
 		}
 	}
-	fields, err := oauthFields(c, r.Fields)
+	fields, err := oauthFields(c, m, r.Fields)
 	if err != nil {
 		return fail(err)
 	}
@@ -236,6 +237,20 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 		p.Logger.WarnContext(ctx, "OAuth code exchange failed", "connector", c.ID)
 		return redirect(fail("The provider refused the sign-in. Start again from your connect link."))
 	}
+	// Values the provider hands over beside the token (Intuit's realmId on
+	// the redirect, an Atlassian cloud id from a call made with the new
+	// token) are read before anything is stored: without them every call
+	// of the account would fail.
+	extra, err := p.flowFields(octx, c, m, q, tok.AccessToken, st.Fields)
+	if err != nil {
+		var fe *flowError
+		if !errors.As(err, &fe) {
+			p.Logger.WarnContext(ctx, "reading an OAuth sign-in's account values failed", "connector", c.ID, "error", err.Error())
+			return redirect(fail("The sign-in succeeded, but " + c.Name + " could not be asked which account it grants. Start again from your connect link."))
+		}
+		p.Logger.InfoContext(ctx, "an OAuth sign-in gave no usable account values; nothing is stored", "connector", c.ID, "reason", fe.msg)
+		return redirect(fail(fe.msg))
+	}
 	cred := map[string]any{"type": "oauth2", "accessToken": tok.AccessToken}
 	if tok.RefreshToken != "" {
 		cred["refreshToken"] = tok.RefreshToken
@@ -244,6 +259,9 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 		cred["expiresAt"] = tok.Expiry
 	}
 	for k, v := range st.Fields {
+		cred[k] = v
+	}
+	for k, v := range extra {
 		cred[k] = v
 	}
 	for _, f := range c.ConnectionFields {

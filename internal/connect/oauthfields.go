@@ -15,12 +15,20 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
+// typedBeforeSignIn reports whether the user types connection field f
+// before method m's sign-in: the method's accounts use it and neither the
+// token nor the sign-in itself supplies it.
+func typedBeforeSignIn(m *catalog.AuthMethod, f *catalog.ConnectionField) bool {
+	return f.FromToken == "" && f.UsedBy(m.ID) && !m.Supplies(f.Name)
+}
+
 // oauthFields checks the connection fields a user typed before an OAuth
-// sign-in (those the token does not supply): each must be a string that
-// matches its pattern; a field left out takes its default, and one without
-// a default is required. Problems are VALIDATION_ERROR issues under
-// "fields", as the page sent them.
-func oauthFields(c *catalog.Connector, in map[string]any) (map[string]string, error) {
+// sign-in (typedBeforeSignIn): each must be a string that matches its
+// pattern; a field left out takes its default, and one without a default
+// is required unless it only chooses among the sign-in's answers.
+// Problems are VALIDATION_ERROR issues under "fields", as the page sent
+// them.
+func oauthFields(c *catalog.Connector, m *catalog.AuthMethod, in map[string]any) (map[string]string, error) {
 	var issues apierr.Issues
 	out := map[string]string{}
 	reported := map[string]bool{}
@@ -30,7 +38,7 @@ func oauthFields(c *catalog.Connector, in map[string]any) (map[string]string, er
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		i := slices.IndexFunc(c.ConnectionFields, func(f catalog.ConnectionField) bool { return f.Name == name && f.FromToken == "" })
+		i := slices.IndexFunc(c.ConnectionFields, func(f catalog.ConnectionField) bool { return f.Name == name && typedBeforeSignIn(m, &f) })
 		if i < 0 {
 			issues.Add(apierr.IssueUnknownField, []any{"fields", name}, "is not a field of %s's sign-in", c.Name)
 			continue
@@ -52,14 +60,14 @@ func oauthFields(c *catalog.Connector, in map[string]any) (map[string]string, er
 		out[name] = v
 	}
 	for _, f := range c.ConnectionFields {
-		if _, ok := out[f.Name]; ok || f.FromToken != "" {
+		if _, ok := out[f.Name]; ok || !typedBeforeSignIn(m, &f) {
 			continue
 		}
 		if f.Default != "" {
 			out[f.Name] = f.Default
 			continue
 		}
-		if !reported[f.Name] {
+		if !reported[f.Name] && !m.Chooses(f.Name) {
 			issues.Add(apierr.IssueRequired, []any{"fields", f.Name}, "is required: %s", f.Label)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
@@ -124,7 +125,25 @@ func (p *Page) label(ctx context.Context, conn store.Connection) {
 	if method == "" {
 		method = "GET"
 	}
-	res, err := p.Executor.CallAPI(ctx, conn.ProjectID, conn.ID, method, c.Identity.Path, nil, false)
+	path := c.Identity.Path
+	if catalog.Templated(path) {
+		// The identity path may name the account's fields (QuickBooks:
+		// /companyinfo/{realmId}).
+		cred, err := p.Accounts.Open(conn)
+		if err != nil {
+			return
+		}
+		escaped := make(map[string]string, len(cred.Connection))
+		for k, v := range cred.Connection {
+			escaped[k] = url.PathEscape(v)
+		}
+		filled, complete := catalog.FillTemplate(path, escaped)
+		if !complete {
+			return
+		}
+		path = filled
+	}
+	res, err := p.Executor.CallAPI(ctx, conn.ProjectID, conn.ID, method, path, nil, false)
 	if err != nil {
 		p.Logger.InfoContext(ctx, "could not read the provider identity of a new account", "connection_id", conn.ID)
 		return

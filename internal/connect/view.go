@@ -19,6 +19,11 @@ type Field struct {
 	Group       string `json:"group,omitempty"`
 	// Default is the value used when the user leaves the field empty.
 	Default string `json:"default,omitempty"`
+	// Description says what the value is and where to find it.
+	Description string `json:"description,omitempty"`
+	// Optional fields may stay empty (a Jira site that only chooses among
+	// the sites an Atlassian sign-in grants).
+	Optional bool `json:"optional,omitempty"`
 }
 
 // OfferedConfig is an auth config the link offers.
@@ -152,10 +157,11 @@ func fieldsOf(c *catalog.Connector, m *catalog.AuthMethod) []Field {
 		out = append(out, Field{Name: "accessKeyId", Label: "Access key ID"}, Field{Name: "secretAccessKey", Label: "Secret access key", Secret: true})
 	}
 	for _, f := range c.ConnectionFields {
-		if f.FromToken != "" && m.Type == catalog.AuthOAuth2 {
+		if !f.UsedBy(m.ID) || (m.Type == catalog.AuthOAuth2 && !typedBeforeSignIn(m, &f)) {
 			continue
 		}
-		out = append(out, Field{Name: f.Name, Label: f.Label, Placeholder: f.Example, Default: f.Default})
+		out = append(out, Field{Name: f.Name, Label: f.Label, Placeholder: f.Example, Default: f.Default, Description: f.Description,
+			Optional: m.Chooses(f.Name)})
 	}
 	if out == nil {
 		out = []Field{}

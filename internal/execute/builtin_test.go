@@ -68,6 +68,9 @@ func sampleCredential(con *catalog.Connector, m *catalog.AuthMethod) map[string]
 		c["accessKeyId"], c["secretAccessKey"] = "AKID"+strings.ToUpper(con.ID), "secret-"+con.ID
 	}
 	for _, f := range con.ConnectionFields {
+		if !f.UsedBy(m.ID) {
+			continue
+		}
 		if f.FromToken != "" && f.Example == "" && f.Default == "" {
 			c[f.Name] = "acme"
 			continue
@@ -270,7 +273,16 @@ func checkRequest(t *testing.T, tool *catalog.Tool, input map[string]any, cred m
 	if got.Method != r.Method {
 		t.Errorf("%s: method %s, want %s", tool.ID, got.Method, r.Method)
 	}
-	base, _ := baseURL(con, stringFields(con, cred))
+	fields := stringFields(con, cred)
+	base, _ := baseURL(con.ID, con.BaseURLFor(pickMethod(con).ID), fields)
+	for k, v := range con.API.Headers {
+		if !strings.Contains(v, "{") {
+			continue
+		}
+		if want, _ := fillPlaceholders(v, fields); got.Header.Get(k) != want {
+			t.Errorf("%s: header %s is %q, want %q", tool.ID, k, got.Header.Get(k), want)
+		}
+	}
 	if tool.Handler == "" || tool.Handler != "google_drive_upload_file" {
 		wantPath := strings.TrimRight(base.EscapedPath(), "/") + escapedPath(r.Path, input)
 		if got.Path != wantPath {

@@ -250,6 +250,12 @@ func (e *Executor) open(conn store.Connection, con *catalog.Connector) (store.Co
 	if err != nil {
 		return conn, cred, nil, err
 	}
-	base, err := baseURL(con, cred.Connection)
+	// An auth method may serve its accounts on a base URL of its own
+	// (Atlassian OAuth apps call api.atlassian.com with a cloud id).
+	tmpl := con.API.BaseURL
+	if m := method(con, cred); m != nil {
+		tmpl = con.BaseURLFor(m.ID)
+	}
+	base, err := baseURL(con.ID, tmpl, cred.Connection)
 	return conn, cred, base, err
 }

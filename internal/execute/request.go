@@ -28,6 +28,9 @@ type outgoing struct {
 func newOutgoing(con *catalog.Connector, method string, u *url.URL) *outgoing {
 	out := &outgoing{Method: method, URL: u, Header: make(http.Header, len(con.API.Headers)+2)}
 	for k, v := range con.API.Headers {
+		if strings.Contains(v, "{") {
+			continue // filled from the account's fields when sent (fieldHeaders)
+		}
 		out.Header.Set(k, v)
 	}
 	return out
@@ -52,17 +55,41 @@ func fillPlaceholders(tmpl string, fields map[string]string) (out, missing strin
 	return out, missing
 }
 
-// baseURL fills a connector's base URL template from connection fields.
-func baseURL(con *catalog.Connector, fields map[string]string) (*url.URL, error) {
-	raw, missing := fillPlaceholders(con.API.BaseURL, fields)
+// baseURL fills connector conID's base URL template from connection fields.
+func baseURL(conID, tmpl string, fields map[string]string) (*url.URL, error) {
+	raw, missing := fillPlaceholders(tmpl, fields)
 	if missing != "" {
-		return nil, apierr.New(apierr.ExecutionError, "the %s account has no %s; reconnect it with that field", con.ID, missing)
+		return nil, missingField(conID, missing)
 	}
 	u, err := url.Parse(strings.TrimRight(raw, "/"))
 	if err != nil || u.Host == "" {
-		return nil, apierr.New(apierr.ExecutionError, "the %s account's connection fields do not make a valid API address", con.ID)
+		return nil, apierr.New(apierr.ExecutionError, "the %s account's connection fields do not make a valid API address", conID)
 	}
 	return u, nil
+}
+
+func missingField(conID, field string) error {
+	return apierr.New(apierr.ExecutionError, "the %s account has no %s; reconnect it with that field", conID, field)
+}
+
+// fieldHeaders sets the connector's headers that take connection fields
+// (Xero's xero-tenant-id: {tenantId}), unless the request already has
+// them (a tool input or a proxy caller may name another value).
+func fieldHeaders(h http.Header, con *catalog.Connector, fields map[string]string) error {
+	for k, v := range con.API.Headers {
+		if !strings.Contains(v, "{") || h.Get(k) != "" {
+			continue
+		}
+		filled, missing := fillPlaceholders(v, fields)
+		if missing != "" || filled == "" {
+			if missing == "" {
+				missing = strings.Trim(v, "{}")
+			}
+			return missingField(con.ID, missing)
+		}
+		h.Set(k, filled)
+	}
+	return nil
 }
 
 // buildRequest maps a tool's input onto its HTTP request (catalog README,

@@ -78,6 +78,9 @@ func (e *Executor) sendOnce(ctx context.Context, out *outgoing, conn store.Conne
 		req.Header[k] = append([]string(nil), v...)
 	}
 	req.Header.Set("User-Agent", "Switchboard/1")
+	if err := fieldHeaders(req.Header, con, cred.Connection); err != nil {
+		return nil, cred, err
+	}
 	used, err := e.authenticate(ctx, req, out.Body, conn, cred, con)
 	if err != nil {
 		return nil, cred, err

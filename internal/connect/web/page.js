@@ -78,9 +78,9 @@
     // host, an Okta domain); a field with a default may stay as it is.
     for (const f of cfg.fields) {
       const id = "f-" + cfg.id + "-" + f.name;
-      form.append(el("label", { for: id, text: f.label }),
-        el("input", { id, name: f.name, type: f.secret ? "password" : "text", autocomplete: "off", required: !f.default,
-          placeholder: f.placeholder || "", value: f.default || false, spellcheck: "false" }));
+      form.append(el("label", { for: id, text: f.label + (f.optional ? " (optional)" : "") }),
+        el("input", { id, name: f.name, type: f.secret ? "password" : "text", autocomplete: "off", required: !f.default && !f.optional,
+          placeholder: f.placeholder || "", value: f.default || false, spellcheck: "false", title: f.description || false }));
     }
     const readFields = () => {
       const fields = {};

@@ -1,0 +1,401 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	builtin "github.com/switchboard-gw/switchboard/catalog"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// signInHosts are the real hosts of the four connectors whose sign-in
+// hands over account values; the test catalog sends each to the fake
+// under a path prefix of the host's name, so the fake sees which host a
+// request was meant for.
+var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", "quickbooks.api.intuit.com",
+	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com"}
+
+// signInCall is one request the fake provider received.
+type signInCall struct {
+	Method, Path string // Path starts with the real host: /api.atlassian.com/ex/jira/…
+	Query        url.Values
+	Header       http.Header
+	Form         url.Values
+}
+
+// signInFake stands for Intuit, Atlassian and Xero: token endpoints that
+// check the exchange each provider documents, the calls that name an
+// account's site or tenant, and the APIs, recording every request.
+type signInFake struct {
+	srv        *httptest.Server
+	mu         sync.Mutex
+	calls      []signInCall
+	challenges map[string]string // code -> PKCE challenge
+	// sites and tenants are the answers of the Atlassian and Xero calls.
+	sites, tenants string
+}
+
+func newSignInFake(t *testing.T) *signInFake {
+	f := &signInFake{challenges: map[string]string{},
+		sites: `[{"id":"cloud-other","url":"https://other.atlassian.net","name":"Other"},` +
+			`{"id":"cloud-acme","url":"https://acme.atlassian.net","name":"Acme"}]`,
+		tenants: `[{"tenantId":"00000000-0000-0000-0000-00000000000a","tenantType":"PRACTICE","tenantName":"Practice"},` +
+			`{"tenantId":"fe79f7dd-b6d4-4a92-ba7b-538af6289c58","tenantType":"ORGANISATION","tenantName":"Demo Company"}]`}
+	f.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		f.mu.Lock()
+		f.calls = append(f.calls, signInCall{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Form: r.PostForm})
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/oauth.platform.intuit.com/oauth2/v1/tokens/bearer", "/auth.atlassian.com/oauth/token", "/identity.xero.com/connect/token":
+			f.token(w, r)
+		case "/api.atlassian.com/oauth/token/accessible-resources":
+			f.bearer(w, r, f.sites)
+		case "/api.xero.com/connections":
+			f.bearer(w, r, f.tenants)
+		default:
+			f.bearer(w, r, `{"ok":true}`)
+		}
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// token answers a code exchange done the way the provider documents it:
+// the code, the redirect URI, the client in a basic header (Intuit, Xero)
+// or in the body (Atlassian), and the PKCE verifier where one was sent.
+func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
+	conn := map[string]string{"/oauth.platform.intuit.com": "quickbooks", "/auth.atlassian.com/": "atlassian", "/identity.xero.com/": "xero"}
+	who := ""
+	for prefix, name := range conn {
+		if strings.HasPrefix(r.URL.Path, prefix) {
+			who = name
+		}
+	}
+	id, secret, basic := r.BasicAuth()
+	if !basic {
+		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	f.mu.Lock()
+	challenge, pkce := f.challenges[r.PostForm.Get("code")]
+	f.mu.Unlock()
+	sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+	if r.PostForm.Get("grant_type") != "authorization_code" || r.PostForm.Get("code") == "" ||
+		r.PostForm.Get("redirect_uri") != "http://sb.test/api/oauth/callback" || id != "cid" || secret != "csecret" ||
+		basic != (who != "atlassian") || (pkce && base64.RawURLEncoding.EncodeToString(sum[:]) != challenge) ||
+		(!pkce && r.PostForm.Get("code_verifier") != "") {
+		w.WriteHeader(400)
+		_, _ = io.WriteString(w, `{"error":"invalid_grant"}`)
+		return
+	}
+	_, _ = io.WriteString(w, `{"access_token":"at-`+who+`","refresh_token":"rt","token_type":"Bearer","expires_in":3600}`)
+}
+
+func (f *signInFake) bearer(w http.ResponseWriter, r *http.Request, body string) {
+	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer at-") {
+		w.WriteHeader(401)
+		return
+	}
+	_, _ = io.WriteString(w, body)
+}
+
+// since returns the calls after the first n.
+func (f *signInFake) since(n int) []signInCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]signInCall(nil), f.calls[n:]...)
+}
+
+func (f *signInFake) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.calls)
+}
+
+// signInCatalog is the built-in definitions of the four connectors, as
+// shipped, with each real host sent to the fake.
+func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
+	t.Helper()
+	mfs := fstest.MapFS{}
+	for _, id := range []string{"quickbooks", "jira", "confluence", "xero"} {
+		b, err := fs.ReadFile(builtin.FS, "connectors/"+id+".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		for _, h := range signInHosts {
+			s = strings.ReplaceAll(s, "https://"+h, fake.srv.URL+"/"+h)
+		}
+		mfs["connectors/"+id+".yaml"] = &fstest.MapFile{Data: []byte(s)}
+		mfs["logos/"+id+".svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
+	}
+	return mfs
+}
+
+// signInCase is one connector's whole sign-in and first call.
+type signInCase struct {
+	connector string
+	typed     string // fields the user types before signing in (JSON)
+	// authorize is the authorize URL's path at the fake; params are
+	// parameters it must carry beside client_id, redirect_uri and state.
+	authorize string
+	params    map[string]string
+	pkce      bool
+	redirect  string // extra callback query (Intuit's realmId)
+	// extraCall is the path of the call made with the new token, if any;
+	// identity the path of the call that labels the account, if any.
+	extraCall, identity string
+	stored              map[string]string // connection fields the account keeps
+	tool                string            // first tool call
+	input               string
+	wantPath            string      // its path at the fake (host first)
+	wantHdr             http.Header // headers it must carry
+}
+
+// TestConnect_SignInHandsOverAccountValues runs, per connector, the whole
+// OAuth flow through a connect link against a fake provider: the
+// authorize URL (scopes, PKCE, extra parameters), the token exchange, the
+// call that names the account's site or tenant, the fields the account
+// stores, and the first tool call on the right host and path.
+func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
+	t.Parallel()
+	cases := []signInCase{{
+		connector: "quickbooks", authorize: "/appcenter.intuit.com/connect/oauth2",
+		params:   map[string]string{"scope": "com.intuit.quickbooks.accounting", "response_type": "code"},
+		redirect: "&realmId=9130347596042316",
+		identity: "/quickbooks.api.intuit.com/v3/company/9130347596042316/companyinfo/9130347596042316",
+		stored:   map[string]string{"realmId": "9130347596042316"},
+		tool:     "quickbooks_get_company_info", input: `{}`,
+		wantPath: "/quickbooks.api.intuit.com/v3/company/9130347596042316/query",
+	}, {
+		connector: "jira", typed: `{"site":"acme"}`, authorize: "/auth.atlassian.com/authorize",
+		params: map[string]string{"scope": "read:jira-work write:jira-work read:jira-user offline_access",
+			"audience": "api.atlassian.com", "prompt": "consent", "response_type": "code"},
+		extraCall: "/api.atlassian.com/oauth/token/accessible-resources",
+		identity:  "/api.atlassian.com/ex/jira/cloud-acme/rest/api/3/myself",
+		stored:    map[string]string{"site": "acme", "cloudId": "cloud-acme"},
+		tool:      "jira_get_issue", input: `{"issueIdOrKey":"ENG-1"}`,
+		wantPath: "/api.atlassian.com/ex/jira/cloud-acme/rest/api/3/issue/ENG-1",
+	}, {
+		// No site typed: the first site the user granted.
+		connector: "confluence", typed: `{}`, authorize: "/auth.atlassian.com/authorize",
+		params: map[string]string{"audience": "api.atlassian.com", "prompt": "consent",
+			"scope": "read:space:confluence read:page:confluence write:page:confluence delete:page:confluence read:comment:confluence " +
+				"write:comment:confluence search:confluence read:confluence-user offline_access"},
+		extraCall: "/api.atlassian.com/oauth/token/accessible-resources",
+		identity:  "/api.atlassian.com/ex/confluence/cloud-other/wiki/rest/api/user/current",
+		stored:    map[string]string{"cloudId": "cloud-other"},
+		tool:      "confluence_get_space", input: `{"id":"42"}`,
+		wantPath: "/api.atlassian.com/ex/confluence/cloud-other/wiki/api/v2/spaces/42",
+	}, {
+		connector: "xero", authorize: "/login.xero.com/identity/connect/authorize", pkce: true,
+		params: map[string]string{"scope": "offline_access accounting.contacts accounting.invoices accounting.payments " +
+			"accounting.banktransactions accounting.settings", "code_challenge_method": "S256"},
+		extraCall: "/api.xero.com/connections",
+		stored:    map[string]string{"tenantId": "fe79f7dd-b6d4-4a92-ba7b-538af6289c58"},
+		tool:      "xero_get_organisation", input: `{}`,
+		wantPath: "/api.xero.com/api.xro/2.0/Organisation",
+		wantHdr:  http.Header{"Xero-Tenant-Id": {"fe79f7dd-b6d4-4a92-ba7b-538af6289c58"}},
+	}}
+	fake := newSignInFake(t)
+	f := setupWith(t, sqliteDB, signInCatalog(t, fake), fake.srv)
+	for _, c := range cases {
+		addOAuthClient(t, f, c.connector)
+	}
+	for _, c := range cases {
+		t.Run(c.connector, func(t *testing.T) {
+			f.t = t
+			token := f.link(t, `{"userId":"u-`+c.connector+`","connectors":["`+c.connector+`"]}`)
+			cfg := oauthConfigID(t, f, token)
+			typed := c.typed
+			if typed == "" {
+				typed = "{}"
+			}
+			authURL, cookie := f.authorize(t, token, `{"authConfigId":"`+cfg+`","fields":`+typed+`}`)
+			u, err := url.Parse(authURL)
+			if err != nil || u.Path != c.authorize || !strings.HasPrefix(authURL, fake.srv.URL) {
+				t.Fatalf("authorize URL %s, want path %s", authURL, c.authorize)
+			}
+			q := u.Query()
+			if q.Get("client_id") != "cid" || q.Get("redirect_uri") != "http://sb.test/api/oauth/callback" || q.Get("state") == "" {
+				t.Errorf("authorize URL client or redirect: %s", authURL)
+			}
+			for k, v := range c.params {
+				if q.Get(k) != v {
+					t.Errorf("authorize URL %s=%q, want %q", k, q.Get(k), v)
+				}
+			}
+			if (q.Get("code_challenge") != "") != c.pkce {
+				t.Errorf("authorize URL PKCE challenge %q, want PKCE %v", q.Get("code_challenge"), c.pkce)
+			}
+			fake.mu.Lock()
+			if c.pkce {
+				fake.challenges["code-"+c.connector] = q.Get("code_challenge")
+			}
+			fake.mu.Unlock()
+
+			before := fake.count()
+			r := f.do(f.h, "GET", "/api/oauth/callback?code=code-"+c.connector+"&state="+url.QueryEscape(q.Get("state"))+c.redirect, "", "", "Cookie", cookie)
+			if r.status != 200 || !strings.Contains(string(r.body), "is connected") {
+				t.Fatalf("callback: %d %s", r.status, r.body)
+			}
+			calls := fake.since(before)
+			if len(calls) < 1 || calls[0].Method != "POST" || !strings.HasSuffix(calls[0].Path, "token") && !strings.HasSuffix(calls[0].Path, "bearer") {
+				t.Fatalf("first call after the callback is not the token exchange: %+v", calls)
+			}
+			if c.extraCall != "" {
+				if len(calls) < 2 || calls[1].Method != "GET" || calls[1].Path != c.extraCall ||
+					!strings.HasPrefix(calls[1].Header.Get("Authorization"), "Bearer at-") {
+					t.Fatalf("the call after the token exchange: %+v", calls[1:])
+				}
+			}
+			if c.identity != "" && (len(calls) == 0 || calls[len(calls)-1].Path != c.identity) {
+				t.Errorf("the identity call: %+v, want %s", calls[len(calls)-1], c.identity)
+			}
+
+			conns, _ := f.store.ListConnections(context.Background(), f.project.ID, "u-"+c.connector)
+			if len(conns) != 1 {
+				t.Fatalf("%d accounts stored", len(conns))
+			}
+			cred, err := f.srv.accounts.Open(conns[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cred.Connection) != len(c.stored) {
+				t.Errorf("stored fields %v, want %v", cred.Connection, c.stored)
+			}
+			for k, v := range c.stored {
+				if cred.Connection[k] != v {
+					t.Errorf("stored field %s=%q, want %q (all: %v)", k, cred.Connection[k], v, cred.Connection)
+				}
+			}
+
+			before = fake.count()
+			if st, _, raw := f.json("POST", "/v1/tools/execute", `{"toolId":"`+c.tool+`","userId":"u-`+c.connector+`","input":`+c.input+`}`); st != 200 {
+				t.Fatalf("first tool call: %d %s", st, raw)
+			}
+			calls = fake.since(before)
+			if len(calls) != 1 || calls[0].Path != c.wantPath {
+				t.Fatalf("first tool call reached %+v, want %s", calls, c.wantPath)
+			}
+			for k, v := range c.wantHdr {
+				if calls[0].Header.Get(k) != v[0] {
+					t.Errorf("first tool call header %s=%q, want %q", k, calls[0].Header.Get(k), v[0])
+				}
+			}
+		})
+	}
+}
+
+// TestConnect_SignInWithoutAccountValues_StoresNothing: a sign-in whose
+// provider does not name the account (no realmId on the redirect, no
+// granted site matching the one typed, no organisation among the tenants)
+// answers a page that says what to do, and stores nothing.
+func TestConnect_SignInWithoutAccountValues_StoresNothing(t *testing.T) {
+	t.Parallel()
+	fake := newSignInFake(t)
+	fake.tenants = `[{"tenantId":"00000000-0000-0000-0000-00000000000a","tenantType":"PRACTICE"}]`
+	f := setupWith(t, sqliteDB, signInCatalog(t, fake), fake.srv)
+	for _, id := range []string{"quickbooks", "jira", "xero"} {
+		addOAuthClient(t, f, id)
+	}
+	for _, c := range []struct{ connector, typed, redirect, want string }{
+		{"quickbooks", `{}`, "", "did not send the Company ID (realm ID)"},
+		{"quickbooks", `{}`, "&realmId=not-a-number", "does not recognise"},
+		{"jira", `{"site":"nope"}`, "", "matches what you typed (https://nope.atlassian.net)"},
+		{"xero", `{}`, "", "access to no Xero account it can act on"},
+	} {
+		token := f.link(t, `{"userId":"ann","connectors":["`+c.connector+`"]}`)
+		authURL, cookie := f.authorize(t, token, `{"authConfigId":"`+oauthConfigID(t, f, token)+`","fields":`+c.typed+`}`)
+		u, _ := url.Parse(authURL)
+		fake.mu.Lock()
+		fake.challenges["code-x"] = u.Query().Get("code_challenge")
+		if u.Query().Get("code_challenge") == "" {
+			delete(fake.challenges, "code-x")
+		}
+		fake.mu.Unlock()
+		r := f.do(f.h, "GET", "/api/oauth/callback?code=code-x&state="+url.QueryEscape(u.Query().Get("state"))+c.redirect, "", "", "Cookie", cookie)
+		if r.status != 400 || !strings.Contains(string(r.body), c.want) || strings.Contains(string(r.body), "at-") {
+			t.Errorf("%s %s: callback %d %s", c.connector, c.redirect, r.status, r.body)
+		}
+		if conns, _ := f.store.ListConnections(context.Background(), f.project.ID, "ann"); len(conns) != 0 {
+			t.Errorf("%s: %d accounts stored", c.connector, len(conns))
+		}
+	}
+}
+
+// TestConnect_SignInFieldsOnThePage: the page asks only for what the user
+// must type: nothing for QuickBooks OAuth (the realmId comes with the
+// redirect), an optional site for Atlassian OAuth, the site for API tokens.
+func TestConnect_SignInFieldsOnThePage(t *testing.T) {
+	t.Parallel()
+	fake := newSignInFake(t)
+	f := setupWith(t, sqliteDB, signInCatalog(t, fake), fake.srv)
+	addOAuthClient(t, f, "quickbooks")
+	addOAuthClient(t, f, "jira")
+	token := f.link(t, `{"userId":"ann","connectors":["quickbooks","jira"]}`)
+	_, m, raw := f.page("GET", "/api/connect/"+token, "")
+	got := map[string]string{}
+	for _, c := range dataOf(m)["connectors"].([]any) {
+		c := c.(map[string]any)
+		for _, ac := range c["authConfigs"].([]any) {
+			ac := ac.(map[string]any)
+			var names []string
+			for _, fl := range ac["fields"].([]any) {
+				fl := fl.(map[string]any)
+				n := fl["name"].(string)
+				if fl["optional"] == true {
+					n += "?"
+				}
+				names = append(names, n)
+			}
+			got[c["id"].(string)+"/"+ac["type"].(string)] = strings.Join(names, ",")
+		}
+	}
+	want := map[string]string{"quickbooks/oauth2": "", "jira/oauth2": "site?", "jira/basic": "username,password,site"}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			t.Errorf("%s fields %q, want %q (view %s)", k, g, v, raw)
+		}
+	}
+}
+
+// addOAuthClient gives the project an OAuth client for the connector.
+func addOAuthClient(t *testing.T, f *fixture, connector string) {
+	t.Helper()
+	id := store.NewID()
+	sealed, err := f.srv.accounts.SealClientSecret(id, "csecret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.CreateAuthConfig(context.Background(), store.AuthConfig{ID: id, ProjectID: f.project.ID, ConnectorID: connector,
+		Key: connector + "_oauth", AuthMethodID: "oauth2", AuthType: "oauth2", ClientID: "cid", ClientSecret: sealed}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// oauthConfigID returns the id of the link's OAuth auth config.
+func oauthConfigID(t *testing.T, f *fixture, token string) string {
+	t.Helper()
+	_, m, raw := f.page("GET", "/api/connect/"+token, "")
+	for _, c := range dataOf(m)["connectors"].([]any) {
+		for _, ac := range c.(map[string]any)["authConfigs"].([]any) {
+			if ac := ac.(map[string]any); ac["type"] == "oauth2" {
+				return ac["id"].(string)
+			}
+		}
+	}
+	t.Fatalf("no OAuth config offered: %s", raw)
+	return ""
+}
