@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
@@ -294,6 +296,10 @@ func TestExecute_ParallelCallsOnExpiredTokenRefreshOnce(t *testing.T) {
 	e := newEnv(t, nil)
 	e.fake.refreshDelay = 100 * time.Millisecond
 	e.oauthAccount(t, "expired", -time.Hour)
+	// 50 calls at once under -race on a small machine can take longer than
+	// the fixture's 2 s timeout (which the slow-provider test relies on).
+	e.exec.guard = netguard.New(netguard.Options{AllowLoopback: true, Timeout: 30 * time.Second,
+		TLSConfig: e.exec.guard.Client().Transport.(*http.Transport).TLSClientConfig})
 	// Two executors over one database stand for two replicas.
 	other := New(Options{Store: e.store, Accounts: e.accounts, Catalog: e.cat, Guard: e.exec.guard, Now: e.clock.Now})
 	var wg sync.WaitGroup
