@@ -1,123 +1,136 @@
-package session
+package httpapi
 
 import (
 	"encoding/json"
-	"fmt"
-	"sync"
+	"net/http"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 )
 
-// Formats of GET /v1/sessions/:id/tools.
-const (
-	FormatJSONSchema   = "json-schema"
-	FormatOpenAIStrict = "openai-strict"
-)
+var dataClasses = []string{catalog.ClassStandard, catalog.ClassPII, catalog.ClassPHI}
 
-// Annotations are MCP-style hints derived from a tool's effect. MCP has no
-// hint for irreversibility, so an irreversible tool says it through the two
-// that come nearest (docs/sessions.md): destructiveHint, which hosts use to
-// ask before running a tool, and openWorldHint, whose effect reaches
-// beyond the connected account (recipients, a card network, the public).
-type Annotations struct {
-	ReadOnlyHint    bool `json:"readOnlyHint"`
-	DestructiveHint bool `json:"destructiveHint"`
-	OpenWorldHint   bool `json:"openWorldHint"`
+// toolItem is a tool in GET /v1/tools (openapi.json, schema Tool). The schema fields are
+// left out in view=index.
+type toolItem struct {
+	ID                 string          `json:"id"`
+	Name               string          `json:"name"`
+	Description        string          `json:"description"`
+	ConnectorID        string          `json:"connectorId"`
+	Effect             string          `json:"effect"`
+	Category           string          `json:"category"`
+	DataClassification string          `json:"dataClassification"`
+	Irreversible       *bool           `json:"irreversible,omitempty"`  // present in view full
+	RequiredScopes     []string        `json:"requiredScopes,omitzero"` // present, maybe empty, in view full
+	InputSchema        json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema       json.RawMessage `json:"outputSchema,omitempty"`
 }
 
-// ToolDef is one session tool (openapi.json, schema SessionTool).
-type ToolDef struct {
-	Kind        string          `json:"kind"`
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	Annotations Annotations     `json:"annotations"`
-	Strict      *bool           `json:"strict,omitempty"`
-}
+// noScopes is requiredScopes of a tool that needs none.
+var noScopes = []string{}
 
-// Kinds of session tools.
-const (
-	KindMeta   = "meta"
-	KindAction = "action"
-)
+// emptySchema stands for a tool without an output schema: any value.
+var emptySchema = json.RawMessage(`{}`)
 
-// strictCache keeps converted schemas: the catalog is immutable, so a
-// tool's strict schema is computed once per process.
-var strictCache sync.Map // schema text -> json.RawMessage
-
-func strictOf(schema json.RawMessage) (json.RawMessage, error) {
-	key := string(schema)
-	if v, ok := strictCache.Load(key); ok {
-		return v.(json.RawMessage), nil
+func newToolItem(t *catalog.Tool, full bool) toolItem {
+	it := toolItem{
+		ID: t.ID, Name: t.Name, Description: t.Description, ConnectorID: t.Connector().ID,
+		Effect: t.Effect, Category: t.Connector().Category, DataClassification: t.Classification(),
 	}
-	s, err := StrictSchema(schema)
+	if full {
+		it.Irreversible = &t.Irreversible
+		it.RequiredScopes = t.RequiredScopes
+		if it.RequiredScopes == nil {
+			it.RequiredScopes = noScopes
+		}
+		it.InputSchema = json.RawMessage(t.InputSchema)
+		it.OutputSchema = emptySchema
+		if len(t.OutputSchema) > 0 {
+			it.OutputSchema = json.RawMessage(t.OutputSchema)
+		}
+	}
+	return it
+}
+
+// toolFacets are the counts beside a tool page.
+type toolFacets struct {
+	Category           map[string]int `json:"category"`
+	DataClassification map[string]int `json:"dataClassification"`
+}
+
+// handleToolList is GET /v1/tools: the project's enabled tools, sorted by
+// id, or ranked by relevance when a query is given.
+func (s *Server) handleToolList(w http.ResponseWriter, r *http.Request) error {
+	pid := projectID(r.Context())
+	q := r.URL.Query()
+	var issues apierr.Issues
+	query := queryText(q, "query", 1, 200, &issues)
+	connectorID := queryText(q, "connectorId", 1, 200, &issues)
+	category := queryEnum(q, "category", catalog.Categories, &issues)
+	class := queryEnum(q, "dataClassification", dataClasses, &issues)
+	view := queryEnum(q, "view", []string{"index", "full"}, &issues)
+	facets := queryBool(q, "facets", &issues)
+	page := parsePage(q, "tools", pid, &issues)
+	if err := issues.Err(); err != nil {
+		return err
+	}
+	disabled, err := s.store.DisabledTools(r.Context(), pid)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	strictCache.Store(key, s)
-	return s, nil
-}
 
-// Tools lists a session's tools: the meta tools its policy allows, then
-// its pinned tools, in the format asked for.
-func (s *Service) Tools(ss *Session, sc *Scope, format string) ([]ToolDef, error) {
-	if format == "" {
-		format = FormatJSONSchema
+	cat := catalog.FromContext(r.Context(), s.catalog)
+	base := cat.Tools()
+	if query != "" {
+		hits := cat.SearchTools(query, nil)
+		base = make([]*catalog.Tool, len(hits))
+		for i, h := range hits {
+			base[i] = h.Tool
+		}
 	}
-	if format != FormatJSONSchema && format != FormatOpenAIStrict {
-		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"format"}, Message: "must be json-schema or openai-strict"})
+	usable := func(t *catalog.Tool) bool {
+		return !disabled[t.ID] && (connectorID == "" || t.Connector().ID == connectorID)
 	}
-	out := []ToolDef{}
-	add := func(def ToolDef) error {
-		if format == FormatOpenAIStrict {
-			strict, err := strictOf(def.InputSchema)
-			if err != nil {
-				return fmt.Errorf("session: strict schema of %s: %w", def.Name, err)
+	inCategory := func(t *catalog.Tool) bool { return category == "" || t.Connector().Category == category }
+	inClass := func(t *catalog.Tool) bool { return class == "" || t.Classification() == class }
+
+	var matched []*catalog.Tool
+	var f *toolFacets
+	if facets != nil && *facets {
+		f = &toolFacets{Category: map[string]int{}, DataClassification: map[string]int{}}
+		for _, c := range catalog.Categories {
+			f.Category[c] = 0
+		}
+		for _, c := range dataClasses {
+			f.DataClassification[c] = 0
+		}
+	}
+	for _, t := range base {
+		if !usable(t) {
+			continue
+		}
+		cat, cls := inCategory(t), inClass(t)
+		if cat && cls {
+			matched = append(matched, t)
+		}
+		if f != nil {
+			if cls {
+				f.Category[t.Connector().Category]++
 			}
-			def.InputSchema = strict
-			t := true
-			def.Strict = &t
-		}
-		out = append(out, def)
-		return nil
-	}
-	if ss.Spec.Mode == ModeTools {
-		for _, t := range sc.Tools {
-			if err := add(actionDef(t)); err != nil {
-				return nil, err
+			if cat {
+				f.DataClassification[t.Classification()]++
 			}
 		}
-		return out, nil
 	}
-	for _, m := range metaTools(ss.Spec.Policy) {
-		if err := add(ToolDef{Kind: KindMeta, Name: m.name, Description: m.description, InputSchema: m.schema,
-			Annotations: Annotations{ReadOnlyHint: m.readOnly, DestructiveHint: m.destructive, OpenWorldHint: m.openWorld}}); err != nil {
-			return nil, err
-		}
+	cut, next := pageOf(matched, page, "tools", pid)
+	items := make([]toolItem, len(cut))
+	for i, t := range cut {
+		items[i] = newToolItem(t, view != "index")
 	}
-	for _, id := range ss.Spec.Pinned {
-		t, ok := sc.byID[id]
-		if !ok {
-			continue // turned off in the project since the session was made
-		}
-		if err := add(actionDef(t)); err != nil {
-			return nil, err
-		}
+	if f != nil {
+		respondPage(w, items, next, f)
+	} else {
+		respondPage(w, items, next, nil)
 	}
-	return out, nil
-}
-
-func actionDef(t *catalog.Tool) ToolDef {
-	return ToolDef{Kind: KindAction, Name: t.ID, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
-		Annotations: annotationsOf(t)}
-}
-
-// annotationsOf derives a tool's hints from its effect and irreversibility.
-func annotationsOf(t *catalog.Tool) Annotations {
-	return Annotations{
-		ReadOnlyHint:    t.Effect == catalog.EffectRead,
-		DestructiveHint: t.Effect == catalog.EffectDestructive || t.Irreversible,
-		OpenWorldHint:   t.Irreversible,
-	}
+	return nil
 }
