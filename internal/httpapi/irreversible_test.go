@@ -28,7 +28,7 @@ func TestIrreversibleTool_ListedAndAnnotated(t *testing.T) {
 		}
 	}
 
-	_, m, raw := f.json("POST", "/v1/sessions", `{"userId":"u1","connectors":["alpha"],"pinned":["alpha_send_message","alpha_list_channels"]}`)
+	_, m, _ := f.json("POST", "/v1/sessions", `{"userId":"u1","connectors":["alpha"],"pinned":["alpha_send_message","alpha_list_channels"]}`)
 	id := dataOf(m)["id"].(string)
 	_, tl, raw := f.json("GET", "/v1/sessions/"+id+"/tools", "")
 	hints := map[string]map[string]any{}
