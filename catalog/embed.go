@@ -7,5 +7,5 @@ import "embed"
 
 // FS holds connectors/*.yaml and logos/*.svg.
 //
-//go:embed connectors/*.yaml logos/*.svg spec-exceptions.yaml
+//go:embed connectors/*.yaml logos/*.svg spec-exceptions.yaml data-rule.yaml
 var FS embed.FS

@@ -65,6 +65,7 @@ func TestLoad_RejectsBadDefinitions(t *testing.T) {
 		{"unknown key", "category: productivity", "category: productivity\ncolour: red", "field colour not found"},
 		{"bad category", "category: productivity", "category: games", `category: "games" is not one of`},
 		{"bad effect", "effect: read", "effect: maybe", `effect: "maybe" must be read, write or destructive`},
+		{"irreversible read", "effect: read", "effect: read\n    irreversible: true", "irreversible: a read tool changes nothing"},
 		{"bad classification", "effect: read", "effect: read\n    dataClassification: secret", `dataClassification: "secret"`},
 		{"path param missing", `path: "/items/{id}"`, `path: "/items/{id}/{sub}"`, `"sub" is not a property`},
 		{"schema does not compile", "type: object, properties", "type: objekt, properties", "inputSchema"},

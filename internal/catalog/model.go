@@ -277,6 +277,12 @@ type Tool struct {
 	Name        string `yaml:"name" json:"name"`
 	Description string `yaml:"description" json:"description"`
 	Effect      string `yaml:"effect" json:"effect"`
+	// Irreversible marks a write or destructive tool whose effect cannot be
+	// called back once the call returns: it reaches people outside (an
+	// e-mail, a message, a campaign, a page to the on-call), moves money
+	// (a charge, a refund), or removes what the provider keeps no trash or
+	// restore for. Policies and the approval flow target it beyond Effect.
+	Irreversible bool `yaml:"irreversible" json:"irreversible,omitempty"`
 	// DataClassification is standard, pii or phi; empty reads as pii.
 	DataClassification string   `yaml:"dataClassification" json:"dataClassification"`
 	RequiredScopes     []string `yaml:"requiredScopes" json:"requiredScopes"`

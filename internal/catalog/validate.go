@@ -274,6 +274,9 @@ func (v *validator) tool(p string, c *Connector, t *Tool) {
 	if !slices.Contains([]string{EffectRead, EffectWrite, EffectDestructive}, t.Effect) {
 		v.add(p+".effect", "%q must be read, write or destructive", t.Effect)
 	}
+	if t.Irreversible && t.Effect == EffectRead {
+		v.add(p+".irreversible", "a read tool changes nothing, so nothing about it is irreversible; set it only on write or destructive tools")
+	}
 	if t.DataClassification != "" && ClassRank(t.DataClassification) < 0 {
 		v.add(p+".dataClassification", "%q must be standard, pii or phi", t.DataClassification)
 	}

@@ -74,6 +74,19 @@ func (p *Program) catalogCheck(args []string) error {
 		return err
 	}
 	fmt.Fprintf(p.Stdout, "%d connectors, %d tools load cleanly\n", len(cat.Connectors()), len(cat.Tools()))
+	if raw, err := fs.ReadFile(fsys, "data-rule.yaml"); err == nil {
+		rule, err := catalog.ParseDataRule(raw)
+		if err != nil {
+			return err
+		}
+		if problems := rule.Check(cat, len(ids) > 0); len(problems) > 0 {
+			for _, pr := range problems {
+				fmt.Fprintf(p.Stdout, "DATA RULE  %s\n", pr)
+			}
+			return errors.New("some tools break the data-classification rule (catalog/data-rule.yaml)")
+		}
+		fmt.Fprintf(p.Stdout, "data-classification rule: every tool holds to it\n")
+	}
 
 	if _, err := os.Stat(filepath.Join(*shared, "tools", "spec_match.py")); err != nil {
 		fmt.Fprintf(p.Stdout, "provider-spec check NOT RUN: %s/tools/spec_match.py is not present\n", *shared)

@@ -142,6 +142,9 @@ func (e *Executor) Execute(ctx context.Context, c Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkScopes(tool, conn, cred); err != nil {
+		return nil, err
+	}
 	var out *outgoing
 	if tool.Handler != "" {
 		h, ok := e.handlers[tool.Handler]

@@ -20,6 +20,7 @@ type toolItem struct {
 	Effect             string          `json:"effect"`
 	Category           string          `json:"category"`
 	DataClassification string          `json:"dataClassification"`
+	Irreversible       *bool           `json:"irreversible,omitempty"`  // present in view full
 	RequiredScopes     []string        `json:"requiredScopes,omitzero"` // present, maybe empty, in view full
 	InputSchema        json.RawMessage `json:"inputSchema,omitempty"`
 	OutputSchema       json.RawMessage `json:"outputSchema,omitempty"`
@@ -37,6 +38,7 @@ func newToolItem(t *catalog.Tool, full bool) toolItem {
 		Effect: t.Effect, Category: t.Connector().Category, DataClassification: t.Classification(),
 	}
 	if full {
+		it.Irreversible = &t.Irreversible
 		it.RequiredScopes = t.RequiredScopes
 		if it.RequiredScopes == nil {
 			it.RequiredScopes = noScopes

@@ -196,10 +196,10 @@ func (s *Server) build(t target) (*cached, error) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: Version}, &mcp.ServerOptions{PageSize: len(defs) + 1})
 	tools := make([]*mcp.Tool, 0, len(defs))
 	for _, d := range defs {
-		destructive := d.Annotations.DestructiveHint
+		destructive, openWorld := d.Annotations.DestructiveHint, d.Annotations.OpenWorldHint
 		tool := &mcp.Tool{
 			Name: d.Name, Description: d.Description, InputSchema: d.InputSchema,
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: d.Annotations.ReadOnlyHint, DestructiveHint: &destructive},
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: d.Annotations.ReadOnlyHint, DestructiveHint: &destructive, OpenWorldHint: &openWorld},
 		}
 		srv.AddTool(tool, s.callTool(d.Name))
 		tools = append(tools, tool)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -215,6 +216,15 @@ func normalizeInput(tool *catalog.Tool, raw json.RawMessage) (json.RawMessage, e
 func (s *Service) outcome(ctx context.Context, ss *Session, connector string, res any, err error) (Outcome, error) {
 	if err == nil {
 		return Outcome{OK: true, Result: res}, nil
+	}
+	var scopes *execute.MissingScopesError
+	if errors.As(err, &scopes) {
+		o, lerr := s.connectLink(ctx, ss, connector, "missing_scopes")
+		if lerr != nil {
+			return Outcome{}, lerr
+		}
+		o.Error.Message = scopes.RefusalMessage()
+		return o, nil
 	}
 	e, ok := apierr.As(err)
 	if !ok {

@@ -20,6 +20,9 @@ type metaTool struct {
 	schema      json.RawMessage
 	readOnly    bool
 	destructive bool
+	// openWorld: the tool can run actions whose effect reaches outside
+	// the connected account (irreversible ones).
+	openWorld bool
 }
 
 var metaSearch = metaTool{
@@ -45,6 +48,7 @@ var metaExecute = metaTool{
 		`"account":{"type":"string","description":"Which of the user's accounts to use (id, name or label), when they have several."}},` +
 		`"required":["action","input"],"additionalProperties":false}`),
 	destructive: true,
+	openWorld:   true,
 }
 
 var metaConnect = metaTool{
@@ -89,6 +93,7 @@ func proxyTool(methods []string, methodHelp string) metaTool {
 			`"account":{"type":"string","description":"Which of the user's accounts to use."}},"required":["connector","endpoint"],"additionalProperties":false}`),
 		readOnly:    len(methods) == 1,
 		destructive: len(methods) > 1,
+		openWorld:   len(methods) > 1,
 	}
 }
 

@@ -14,10 +14,15 @@ const (
 	FormatOpenAIStrict = "openai-strict"
 )
 
-// Annotations are MCP-style hints derived from a tool's effect.
+// Annotations are MCP-style hints derived from a tool's effect. MCP has no
+// hint for irreversibility, so an irreversible tool says it through the two
+// that come nearest (docs/sessions.md): destructiveHint, which hosts use to
+// ask before running a tool, and openWorldHint, whose effect reaches
+// beyond the connected account (recipients, a card network, the public).
 type Annotations struct {
 	ReadOnlyHint    bool `json:"readOnlyHint"`
 	DestructiveHint bool `json:"destructiveHint"`
+	OpenWorldHint   bool `json:"openWorldHint"`
 }
 
 // ToolDef is one session tool (openapi.json, schema SessionTool).
@@ -69,7 +74,7 @@ func (s *Service) Tools(ss *Session, sc *Scope, format string) ([]ToolDef, error
 	}
 	for _, m := range metaTools(ss.Spec.Policy) {
 		if err := add(ToolDef{Kind: KindMeta, Name: m.name, Description: m.description, InputSchema: m.schema,
-			Annotations: Annotations{ReadOnlyHint: m.readOnly, DestructiveHint: m.destructive}}); err != nil {
+			Annotations: Annotations{ReadOnlyHint: m.readOnly, DestructiveHint: m.destructive, OpenWorldHint: m.openWorld}}); err != nil {
 			return nil, err
 		}
 	}
@@ -87,5 +92,14 @@ func (s *Service) Tools(ss *Session, sc *Scope, format string) ([]ToolDef, error
 
 func actionDef(t *catalog.Tool) ToolDef {
 	return ToolDef{Kind: KindAction, Name: t.ID, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
-		Annotations: Annotations{ReadOnlyHint: t.Effect == catalog.EffectRead, DestructiveHint: t.Effect == catalog.EffectDestructive}}
+		Annotations: annotationsOf(t)}
+}
+
+// annotationsOf derives a tool's hints from its effect and irreversibility.
+func annotationsOf(t *catalog.Tool) Annotations {
+	return Annotations{
+		ReadOnlyHint:    t.Effect == catalog.EffectRead,
+		DestructiveHint: t.Effect == catalog.EffectDestructive || t.Irreversible,
+		OpenWorldHint:   t.Irreversible,
+	}
 }
