@@ -131,6 +131,14 @@ func (rc *receiver) setSecret(t *testing.T, whsec string) {
 	rc.mu.Unlock()
 }
 
+// release answers the deliveries held now and goes on holding later ones.
+func (rc *receiver) release() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	close(rc.gate)
+	rc.gate = make(chan struct{})
+}
+
 // open lets held and later deliveries be answered 200.
 func (rc *receiver) open() {
 	rc.mu.Lock()

@@ -202,22 +202,34 @@ func (w *world) webhooksThroughKill(t *testing.T, during func()) {
 	t.Logf("ingress: %d verified deliveries in %v (%.0f/s), the next one 429 on each of the 3 replicas",
 		limit, ingressTook.Round(time.Millisecond), float64(limit)/ingressTook.Seconds())
 
-	// Every replica's worker is now blocked on a batch the receiver holds:
-	// wait until the held count stops growing (workers poll each second).
-	held, since := 0, time.Now()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if h := w.recv.counts().held; h != held {
-			held, since = h, time.Now()
-		} else if held > 0 && time.Since(since) > 1500*time.Millisecond {
-			break
+	// Every replica's worker is now blocked on the first small batch it
+	// claimed during the burst. Answer those: each worker then claims a
+	// full batch of the backlog, held in its turn, and one replica dies
+	// holding a full batch.
+	settle := func() int {
+		held, since := 0, time.Now()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if h := w.recv.counts().held; h != held {
+				held, since = h, time.Now()
+			} else if held > 0 && time.Since(since) > 1500*time.Millisecond {
+				break // longer than a worker's poll interval
+			}
 		}
+		return held
 	}
+	settle()
+	w.recv.release()
+	held := settle()
 	victim := w.c.replicas[1]
 	w.c.kill(victim)
 	killedAt := time.Now()
-	var abandoned int
+	// The receiver sees the dead sender's connections close: wait until
+	// the count of abandoned requests stops growing.
+	abandoned, since := 0, time.Now()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if abandoned = w.recv.counts().abandoned; abandoned > 0 {
+		if a := w.recv.counts().abandoned; a != abandoned {
+			abandoned, since = a, time.Now()
+		} else if abandoned > 0 && time.Since(since) > 300*time.Millisecond {
 			break
 		}
 	}
