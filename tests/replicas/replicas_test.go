@@ -133,7 +133,7 @@ func (w *world) seed(t *testing.T) {
 	w.api.must(200, "POST", lb+"/v1/connections", map[string]any{
 		"connectorId": "items", "userId": "olga", "authConfig": "items_oauth",
 		"credential": map[string]any{"type": "oauth2", "accessToken": "old-access-token", "refreshToken": "old-refresh-token",
-			"expiresAt": "2020-01-01T00:00:00Z"},
+			"expiresAt": "2020-01-01T00:00:00Z", "scopes": []string{"items:read"}},
 	})
 }
 
