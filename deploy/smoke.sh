@@ -32,8 +32,9 @@ have curl || fail "curl is needed"
 random_b64() { head -c 32 /dev/urandom | base64 | tr -d '\n'; }
 random_hex() { head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 
-export SWITCHBOARD_SECRET_KEYS="smoke:$(random_b64)"
-export POSTGRES_PASSWORD="$(random_hex)"
+SWITCHBOARD_SECRET_KEYS="smoke:$(random_b64)"
+POSTGRES_PASSWORD="$(random_hex)"
+export SWITCHBOARD_SECRET_KEYS POSTGRES_PASSWORD
 
 # --- the two backends: up, down, admin on a replica, stop/start a replica ---
 
@@ -127,7 +128,15 @@ call_connectors() {
   curl -s -o "$bodyfile" -w '%{http_code}' -H "Authorization: Bearer $1" "$PROXY/v1/connectors"
 }
 bodyfile=$(mktemp)
-trap 'status=$?; rm -f "$bodyfile"; [ $status -ne 0 ] && logs; say "tearing down"; down; exit $status' EXIT
+cleanup() {
+  local status=$?
+  rm -f "$bodyfile"
+  if [ "$status" -ne 0 ]; then logs; fi
+  say "tearing down"
+  down
+  exit "$status"
+}
+trap cleanup EXIT
 
 say "bringing it up ($mode)"
 up
@@ -142,7 +151,7 @@ project=$(printf '%s' "$projects" | grep -o '"id": *"[^"]*"' | head -n 1 | sed '
 created=$(admin 1 key create --project "$project" --name smoke --json)
 key=$(printf '%s' "$created" | grep -o '"key": *"sb_[0-9a-f]*"' | sed 's/.*"\(sb_[0-9a-f]*\)"$/\1/')
 key_id=$(printf '%s' "$created" | grep -o '"id": *"[^"]*"' | head -n 1 | sed 's/.*"\([^"]*\)"$/\1/')
-[ -n "$key" ] && [ -n "$key_id" ] || fail "admin key create printed no key"
+if [ -z "$key" ] || [ -z "$key_id" ]; then fail "admin key create printed no key"; fi
 say "API key $key_id created on replica 1 for project $project"
 
 expect_connectors() { # expect_connectors KEY STATUS WHERE
