@@ -76,6 +76,7 @@ Usage:
   switchboard admin rekey [--batch N]        reseal every stored secret under the primary key
   switchboard catalog export [--format catalog|spec-match]
   switchboard catalog check [--dir catalog] [--only IDS] [--shared ../shared]
+  switchboard health [--url URL] [--timeout 5s]   exit 0 if GET /health answers ok (container health checks)
   switchboard version
 
 Every admin command takes --json and then prints exactly one JSON document.
@@ -104,6 +105,8 @@ func (p *Program) Run(ctx context.Context, args []string) int {
 		err = p.admin(ctx, args[1:])
 	case "catalog":
 		err = p.catalogCmd(ctx, args[1:])
+	case "health":
+		err = p.health(ctx, args[1:])
 	case "version", "--version":
 		fmt.Fprintln(p.Stdout, versionLine())
 	case "help", "-h", "--help":
