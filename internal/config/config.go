@@ -91,6 +91,22 @@ var options = []option{
 	{"body-read-timeout", "SWITCHBOARD_BODY_READ_TIMEOUT", "30s", "how long a request body may take to arrive before the request is cut off", func(c *raw) *string { return &c.bodyRead }},
 }
 
+// boolText is a yes/no option kept as text (parsed with the others by
+// Resolve) that the flag package treats as a boolean flag.
+type boolText struct{ p *string }
+
+func (b boolText) String() string {
+	if b.p == nil {
+		return "false"
+	}
+	return *b.p
+}
+
+func (b boolText) Set(v string) error { *b.p = v; return nil }
+
+// IsBoolFlag lets --name stand for --name=true.
+func (b boolText) IsBoolFlag() bool { return true }
+
 // Bind registers every option on fs and returns the Config that finish
 // fills once fs has parsed: a flag given on the command line wins, else a
 // non-empty environment variable (read through getenv), else the default.
@@ -104,6 +120,12 @@ func Bind(fs *flag.FlagSet, getenv func(string) string, skip ...string) (cfg *Co
 	for _, o := range options {
 		if slices.Contains(skip, o.flag) {
 			*o.str(r) = o.def
+			continue
+		}
+		if o.def == "false" {
+			// A yes/no option: --name alone means true, as for flag.Bool.
+			*o.str(r) = o.def
+			fs.Var(boolText{o.str(r)}, o.flag, o.usage+" ("+o.env+")")
 			continue
 		}
 		fs.StringVar(o.str(r), o.flag, o.def, o.usage+" ("+o.env+")")

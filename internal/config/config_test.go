@@ -114,3 +114,29 @@ func TestHelp_NeverPrintsEnvironmentValues(t *testing.T) {
 		t.Fatalf("help output:\n%s", help.String())
 	}
 }
+
+func TestBooleanFlags_BareNameMeansTrue(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want bool
+	}{
+		{nil, nil, false},
+		{[]string{"--webhooks-allow-http-loopback"}, nil, true},
+		{[]string{"--webhooks-allow-http-loopback=true"}, nil, true},
+		{[]string{"--webhooks-allow-http-loopback=false"}, map[string]string{"SWITCHBOARD_WEBHOOKS_ALLOW_HTTP_LOOPBACK": "true"}, false},
+		{nil, map[string]string{"SWITCHBOARD_WEBHOOKS_ALLOW_HTTP_LOOPBACK": "true"}, true},
+	} {
+		cfg, err := load(t, c.env, c.args...)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if cfg.WebhooksAllowHTTPLoopback != c.want {
+			t.Errorf("%v %v: %v, want %v", c.args, c.env, cfg.WebhooksAllowHTTPLoopback, c.want)
+		}
+	}
+	if _, err := load(t, nil, "--webhooks-allow-http-loopback=maybe"); err == nil {
+		t.Fatal("a value that is not a boolean was accepted")
+	}
+}
