@@ -10,6 +10,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -60,7 +61,8 @@ type Options struct {
 	// OnListen, when set, is told each listener's name ("base", "mcp",
 	// "assets") and bound address once Run is listening.
 	OnListen func(name, addr string)
-	// MaxConns bounds the database pool; 0 picks the store's default.
+	// MaxConns bounds the database pool; 0 takes the configuration's
+	// (SWITCHBOARD_DATABASE_MAX_CONNS), or the store's default.
 	MaxConns int
 }
 
@@ -131,7 +133,7 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	}
 	a := &App{Config: cfg, Logger: log, onListen: o.OnListen}
 
-	st, err := OpenStore(ctx, cfg, log, store.Options{Now: o.Now, MaxConns: o.MaxConns})
+	st, err := OpenStore(ctx, cfg, log, store.Options{Now: o.Now, MaxConns: cmp.Or(o.MaxConns, cfg.DatabaseMaxConns)})
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,9 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// MaxBodyBytes bounds a /v1 request body.
 	MaxBodyBytes int64
+	// DatabaseMaxConns bounds the database pool of this process; 0 takes
+	// the store's default.
+	DatabaseMaxConns int
 	// BodyReadTimeout bounds how long a request body may take to arrive.
 	BodyReadTimeout time.Duration
 	// OutboundAllow opens private networks to chosen purposes
@@ -68,7 +71,7 @@ type option struct {
 // raw holds every setting as text until it is checked.
 type raw struct {
 	Config
-	shutdown, maxBody, webhooksHTTP, bodyRead string
+	shutdown, maxBody, webhooksHTTP, bodyRead, dbConns string
 }
 
 var options = []option{
@@ -88,6 +91,7 @@ var options = []option{
 	{"webhooks-allow-http-loopback", "SWITCHBOARD_WEBHOOKS_ALLOW_HTTP_LOOPBACK", "false", "allow http:// webhook endpoints on loopback (development only)", func(c *raw) *string { return &c.webhooksHTTP }},
 	{"shutdown-timeout", "SWITCHBOARD_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGINT/SIGTERM", func(c *raw) *string { return &c.shutdown }},
 	{"max-body-bytes", "SWITCHBOARD_MAX_BODY_BYTES", "1048576", "largest accepted request body in bytes", func(c *raw) *string { return &c.maxBody }},
+	{"database-max-conns", "SWITCHBOARD_DATABASE_MAX_CONNS", "", "most database connections this process opens: the PostgreSQL pool (default 20; max_connections must cover every replica's) or the SQLite read pool (default: CPUs, at least 4)", func(c *raw) *string { return &c.dbConns }},
 	{"body-read-timeout", "SWITCHBOARD_BODY_READ_TIMEOUT", "30s", "how long a request body may take to arrive before the request is cut off", func(c *raw) *string { return &c.bodyRead }},
 }
 
@@ -155,6 +159,13 @@ func Bind(fs *flag.FlagSet, getenv func(string) string, skip ...string) (cfg *Co
 			problems = append(problems, fmt.Sprintf("max body bytes %q must be a number from 1024 to 67108864", r.maxBody))
 		}
 		cfg.MaxBodyBytes = n
+		if r.dbConns != "" {
+			conns, err := strconv.Atoi(r.dbConns)
+			if err != nil || conns < 1 || conns > 1000 {
+				problems = append(problems, fmt.Sprintf("database max conns %q must be a number from 1 to 1000", r.dbConns))
+			}
+			cfg.DatabaseMaxConns = conns
+		}
 		switch r.webhooksHTTP {
 		case "true":
 			cfg.WebhooksAllowHTTPLoopback = true

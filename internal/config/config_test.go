@@ -140,3 +140,19 @@ func TestBooleanFlags_BareNameMeansTrue(t *testing.T) {
 		t.Fatal("a value that is not a boolean was accepted")
 	}
 }
+
+func TestDatabaseMaxConns(t *testing.T) {
+	t.Parallel()
+	cfg, err := load(t, map[string]string{"SWITCHBOARD_DATABASE_MAX_CONNS": "50"})
+	if err != nil || cfg.DatabaseMaxConns != 50 {
+		t.Fatalf("%v %d", err, cfg.DatabaseMaxConns)
+	}
+	if cfg, err := load(t, nil); err != nil || cfg.DatabaseMaxConns != 0 {
+		t.Fatalf("default: %v %d", err, cfg.DatabaseMaxConns)
+	}
+	for _, bad := range []string{"0", "-1", "1001", "many"} {
+		if _, err := load(t, nil, "--database-max-conns", bad); err == nil || !strings.Contains(err.Error(), "database max conns") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
