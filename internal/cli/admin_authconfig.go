@@ -9,11 +9,9 @@ import (
 	"strings"
 	"time"
 
-	builtin "github.com/switchboard-gw/switchboard/catalog"
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
-	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
 
 // authConfigView is an auth config as the admin commands print it; the
@@ -72,10 +70,6 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 			return usagef("--hosts: %q is not a host name, host:port or *.domain", h)
 		}
 	}
-	builtins, err := catalog.Load(builtin.FS)
-	if err != nil {
-		return err
-	}
 	st, err := a.openProject(ctx, *projectID)
 	if err != nil {
 		return err
@@ -83,7 +77,7 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 	defer st.Close()
 	// The project's catalog, so its own connectors (imported OpenAPI
 	// documents with OAuth security schemes) can have a client too.
-	cat, err := upstream.NewCatalogs(builtins, st).For(ctx, *projectID)
+	cat, err := projectCatalog(ctx, st, *projectID)
 	if err != nil {
 		return err
 	}
