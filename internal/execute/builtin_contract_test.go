@@ -2,16 +2,11 @@ package execute
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"maps"
-	"net/http"
 	"testing"
 
-	builtin "github.com/switchboard-gw/switchboard/catalog"
 	"github.com/switchboard-gw/switchboard/internal/account"
-	"github.com/switchboard-gw/switchboard/internal/catalog"
 )
 
 // TestBuiltInTools_ProviderContract pins, for tools whose provider moved
@@ -21,14 +16,7 @@ import (
 // request follows its definition.
 func TestBuiltInTools_ProviderContract(t *testing.T) {
 	t.Parallel()
-	cat, err := catalog.Load(builtin.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEnv(t, cat)
-	pool := x509.NewCertPool()
-	pool.AddCert(e.fake.srv.Certificate())
-	e.exec.client = &http.Client{Transport: &rewriter{host: e.fake.host(), next: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}}
+	cat, e := newBuiltinEnv(t)
 
 	cases := []struct {
 		tool    string

@@ -202,12 +202,10 @@ func allInput(tool *catalog.Tool) map[string]any {
 	return out
 }
 
-// TestBuiltInTools_EachRunsAgainstAFake executes every built-in tool once,
-// with every input property set, against a fake provider that records the
-// request, and checks the method, path, authentication, query and body the
-// tool's definition says it produces.
-func TestBuiltInTools_EachRunsAgainstAFake(t *testing.T) {
-	t.Parallel()
+// newBuiltinEnv is an executor over the built-in catalog whose every
+// request, whatever its host, reaches the fake provider (rewriter).
+func newBuiltinEnv(t *testing.T) (*catalog.Catalog, *env) {
+	t.Helper()
 	cat, err := catalog.Load(builtin.FS)
 	if err != nil {
 		t.Fatal(err)
@@ -216,6 +214,16 @@ func TestBuiltInTools_EachRunsAgainstAFake(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AddCert(e.fake.srv.Certificate())
 	e.exec.client = &http.Client{Transport: &rewriter{host: e.fake.host(), next: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}}
+	return cat, e
+}
+
+// TestBuiltInTools_EachRunsAgainstAFake executes every built-in tool once,
+// with every input property set, against a fake provider that records the
+// request, and checks the method, path, authentication, query and body the
+// tool's definition says it produces.
+func TestBuiltInTools_EachRunsAgainstAFake(t *testing.T) {
+	t.Parallel()
+	cat, e := newBuiltinEnv(t)
 
 	creds := map[string]map[string]any{}
 	for _, con := range cat.Connectors() {
