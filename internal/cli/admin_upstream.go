@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-gw/switchboard/internal/app"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -37,7 +38,7 @@ func (p *Program) adminOpenAPIImport(ctx context.Context, args []string) error {
 	if *projectID == "" || *id == "" || len(pos) != 1 {
 		return usagef("usage: switchboard admin openapi import --project ID --id my_api FILE_OR_URL [--base-url …] [--name …] [--category …]")
 	}
-	scope := netguard.New(netguard.Options{Allow: a.cfg.OutboundAllowances}).Connector(*id)
+	scope := app.OutboundGuard(a.cfg).Connector(*id)
 	data, err := readDocument(ctx, pos[0], scope)
 	if err != nil {
 		return err
@@ -266,7 +267,7 @@ func (p *Program) adminMCPServer(ctx context.Context, verb string, args []string
 			return err
 		}
 	}
-	client := netguard.New(netguard.Options{Allow: a.cfg.OutboundAllowances}).MCPServer(*id).Client()
+	client := app.OutboundGuard(a.cfg).MCPServer(*id).Client()
 	con, err := upstream.DiscoverMCP(ctx, client, *serverURL, headers, upstream.MCPOptions{ID: *id, Name: *name,
 		Description: *description, Category: *category, DataClass: *dataClass})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/switchboard-gw/switchboard/internal/app"
 	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
@@ -30,7 +31,7 @@ func (p *Program) adminWebhook(ctx context.Context, verb string, args []string) 
 		return err
 	}
 	svc := webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: a.cfg.WebhooksAllowHTTPLoopback,
-		AllowedFunc: outboundGuard(a.cfg).Webhooks().Allowed, LookupFunc: p.LookupFunc})
+		AllowedFunc: app.OutboundGuard(a.cfg).Webhooks().Allowed, LookupFunc: p.LookupFunc})
 	switch verb {
 	case "create":
 		if len(pos) > 0 {
