@@ -47,6 +47,16 @@ func TestBuiltInTools_ProviderContract(t *testing.T) {
 			method: "POST", host: "api.cloudflare.com", path: "/client/v4/zones/v-zoneid/dns_records", body: []string{"type", "name", "data"}, noBody: []string{"content"}},
 		{tool: "cloudflare_create_dns_record", input: map[string]any{"type": "A", "content": "192.0.2.1", "data": nil},
 			method: "POST", host: "api.cloudflare.com", path: "/client/v4/zones/v-zoneid/dns_records", body: []string{"type", "name", "content"}, noBody: []string{"data"}},
+		// Notion 2025-09-03 split databases into data sources; 2026-03-11 renamed archived and after.
+		{tool: "notion_query_database", method: "POST", host: "api.notion.com", path: "/v1/data_sources/v-datasourceid/query",
+			header: map[string]string{"Notion-Version": "2026-03-11"}, query: []string{"filter_properties"}, body: []string{"filter", "sorts", "page_size"}, noBody: []string{"data_source_id", "filter_properties"}},
+		{tool: "notion_get_data_source", method: "GET", host: "api.notion.com", path: "/v1/data_sources/v-datasourceid"},
+		{tool: "notion_update_data_source", method: "PATCH", host: "api.notion.com", path: "/v1/data_sources/v-datasourceid", body: []string{"properties", "title"}},
+		{tool: "notion_create_database", method: "POST", host: "api.notion.com", path: "/v1/databases", body: []string{"parent", "title", "initial_data_source"}, noBody: []string{"properties"}},
+		{tool: "notion_update_database", method: "PATCH", host: "api.notion.com", path: "/v1/databases/v-databaseid", body: []string{"title", "description"}, noBody: []string{"properties"}},
+		{tool: "notion_archive_page", method: "PATCH", host: "api.notion.com", path: "/v1/pages/v-pageid", body: []string{"in_trash"}, noBody: []string{"archived"}},
+		{tool: "notion_append_block_children", method: "PATCH", host: "api.notion.com", path: "/v1/blocks/v-blockid/children", body: []string{"children", "position"}, noBody: []string{"after"}},
+		{tool: "notion_search", input: map[string]any{"filter": map[string]any{"property": "object", "value": "data_source"}}, method: "POST", host: "api.notion.com", path: "/v1/search", body: []string{"filter"}},
 	}
 	for _, tc := range cases {
 		tool, ok := cat.Tool(tc.tool)
