@@ -18,12 +18,18 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-// signInHosts are the real hosts of the four connectors whose sign-in
-// hands over account values; the test catalog sends each to the fake
-// under a path prefix of the host's name, so the fake sees which host a
-// request was meant for.
+// signInHosts are the real hosts of the connectors whose sign-in hands
+// over account values; the test catalog sends each to the fake under a
+// path prefix of the host's name, so the fake sees which host a request
+// was meant for. Pipedrive's API host comes from the token response
+// (api_domain), which the fake points at itself.
 var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", "quickbooks.api.intuit.com",
-	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com"}
+	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com", "oauth.pipedrive.com"}
+
+// pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
+// the test catalog widens it to the fake's host and port followed by the
+// company domain as a path prefix.
+const pipedriveDomainPattern = `"[a-z0-9][a-z0-9-]*\\.pipedrive\\.com"`
 
 // signInCall is one request the fake provider received.
 type signInCall struct {
@@ -58,7 +64,8 @@ func newSignInFake(t *testing.T) *signInFake {
 		f.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
-		case "/oauth.platform.intuit.com/oauth2/v1/tokens/bearer", "/auth.atlassian.com/oauth/token", "/identity.xero.com/connect/token":
+		case "/oauth.platform.intuit.com/oauth2/v1/tokens/bearer", "/auth.atlassian.com/oauth/token", "/identity.xero.com/connect/token",
+			"/oauth.pipedrive.com/oauth/token":
 			f.token(w, r)
 		case "/api.atlassian.com/oauth/token/accessible-resources":
 			f.bearer(w, r, f.sites)
@@ -76,7 +83,8 @@ func newSignInFake(t *testing.T) *signInFake {
 // the code, the redirect URI, the client in a basic header (Intuit, Xero)
 // or in the body (Atlassian), and the PKCE verifier where one was sent.
 func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
-	conn := map[string]string{"/oauth.platform.intuit.com": "quickbooks", "/auth.atlassian.com/": "atlassian", "/identity.xero.com/": "xero"}
+	conn := map[string]string{"/oauth.platform.intuit.com": "quickbooks", "/auth.atlassian.com/": "atlassian", "/identity.xero.com/": "xero",
+		"/oauth.pipedrive.com/": "pipedrive"}
 	who := ""
 	for prefix, name := range conn {
 		if strings.HasPrefix(r.URL.Path, prefix) {
@@ -99,7 +107,12 @@ func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"error":"invalid_grant"}`)
 		return
 	}
-	_, _ = io.WriteString(w, `{"access_token":"at-`+who+`","refresh_token":"rt","token_type":"Bearer","expires_in":3600}`)
+	extra := ""
+	if who == "pipedrive" {
+		// Pipedrive names the company's API host with every token.
+		extra = `,"api_domain":"` + f.srv.URL + `/acme.pipedrive.com"`
+	}
+	_, _ = io.WriteString(w, `{"access_token":"at-`+who+`","refresh_token":"rt","token_type":"Bearer","expires_in":3600`+extra+`}`)
 }
 
 func (f *signInFake) bearer(w http.ResponseWriter, r *http.Request, body string) {
@@ -123,12 +136,12 @@ func (f *signInFake) count() int {
 	return len(f.calls)
 }
 
-// signInCatalog is the built-in definitions of the four connectors, as
+// signInCatalog is the built-in definitions of the connectors, as
 // shipped, with each real host sent to the fake.
 func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 	t.Helper()
 	mfs := fstest.MapFS{}
-	for _, id := range []string{"quickbooks", "jira", "confluence", "xero"} {
+	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "pipedrive"} {
 		b, err := fs.ReadFile(builtin.FS, "connectors/"+id+".yaml")
 		if err != nil {
 			t.Fatal(err)
@@ -136,6 +149,12 @@ func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 		s := string(b)
 		for _, h := range signInHosts {
 			s = strings.ReplaceAll(s, "https://"+h, fake.srv.URL+"/"+h)
+		}
+		if id == "pipedrive" {
+			if !strings.Contains(s, pipedriveDomainPattern) {
+				t.Fatalf("pipedrive.yaml has no apiDomain pattern %s", pipedriveDomainPattern)
+			}
+			s = strings.ReplaceAll(s, pipedriveDomainPattern, `"[0-9.]+:[0-9]+/acme\\.pipedrive\\.com"`)
 		}
 		mfs["connectors/"+id+".yaml"] = &fstest.MapFile{Data: []byte(s)}
 		mfs["logos/"+id+".svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
@@ -170,6 +189,8 @@ type signInCase struct {
 // stores, and the first tool call on the right host and path.
 func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 	t.Parallel()
+	fake := newSignInFake(t)
+	fakeHost := strings.TrimPrefix(fake.srv.URL, "https://")
 	cases := []signInCase{{
 		connector: "quickbooks", authorize: "/appcenter.intuit.com/connect/oauth2",
 		params:   map[string]string{"scope": "com.intuit.quickbooks.accounting", "response_type": "code"},
@@ -207,8 +228,16 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 		tool:      "xero_get_organisation", input: `{}`,
 		wantPath: "/api.xero.com/api.xro/2.0/Organisation",
 		wantHdr:  http.Header{"Xero-Tenant-Id": {"fe79f7dd-b6d4-4a92-ba7b-538af6289c58"}},
+	}, {
+		// The company's API host comes with the token (api_domain); every
+		// call goes there, v2 for deals, v1 for the identity.
+		connector: "pipedrive", authorize: "/oauth.pipedrive.com/oauth/authorize",
+		params:   map[string]string{"response_type": "code"},
+		identity: "/acme.pipedrive.com/api/v1/users/me",
+		stored:   map[string]string{"apiDomain": fakeHost + "/acme.pipedrive.com"},
+		tool:     "pipedrive_get_deal", input: `{"id":5}`,
+		wantPath: "/acme.pipedrive.com/api/v2/deals/5",
 	}}
-	fake := newSignInFake(t)
 	f := setupWith(t, sqliteDB, signInCatalog(t, fake), fake.srv)
 	for _, c := range cases {
 		addOAuthClient(t, f, c.connector)
