@@ -47,6 +47,10 @@ func TestBuiltInTools_ProviderContract(t *testing.T) {
 			method: "POST", host: "api.cloudflare.com", path: "/client/v4/zones/v-zoneid/dns_records", body: []string{"type", "name", "data"}, noBody: []string{"content"}},
 		{tool: "cloudflare_create_dns_record", input: map[string]any{"type": "A", "content": "192.0.2.1", "data": nil},
 			method: "POST", host: "api.cloudflare.com", path: "/client/v4/zones/v-zoneid/dns_records", body: []string{"type", "name", "content"}, noBody: []string{"data"}},
+		// HubSpot versions by date since 2026-03; the /crm/v3 and /crm/v4 paths are legacy (v4 support ends 2027-03-30).
+		{tool: "hubspot_search_contacts", method: "POST", host: "api.hubapi.com", path: "/crm/objects/2026-09/contacts/search"},
+		{tool: "hubspot_create_association", input: map[string]any{"fromObjectType": "contacts", "fromObjectId": "1", "toObjectType": "companies", "toObjectId": "2"},
+			method: "PUT", host: "api.hubapi.com", path: "/crm/objects/2026-09/contacts/1/associations/default/companies/2"},
 		// Notion 2025-09-03 split databases into data sources; 2026-03-11 renamed archived and after.
 		{tool: "notion_query_database", method: "POST", host: "api.notion.com", path: "/v1/data_sources/v-datasourceid/query",
 			header: map[string]string{"Notion-Version": "2026-03-11"}, query: []string{"filter_properties"}, body: []string{"filter", "sorts", "page_size"}, noBody: []string{"data_source_id", "filter_properties"}},
