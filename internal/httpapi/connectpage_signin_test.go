@@ -24,7 +24,8 @@ import (
 // was meant for. Pipedrive's API host comes from the token response
 // (api_domain), which the fake points at itself.
 var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", "quickbooks.api.intuit.com",
-	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com", "oauth.pipedrive.com"}
+	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com", "oauth.pipedrive.com",
+	"api.notion.com", "airtable.com", "api.airtable.com", "www.dropbox.com", "api.dropboxapi.com"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by the
@@ -39,7 +40,7 @@ type signInCall struct {
 	Form         url.Values
 }
 
-// signInFake stands for Intuit, Atlassian and Xero: token endpoints that
+// signInFake stands for the providers of signInHosts: token endpoints that
 // check the exchange each provider documents, the calls that name an
 // account's site or tenant, and the APIs, recording every request.
 type signInFake struct {
@@ -65,7 +66,7 @@ func newSignInFake(t *testing.T) *signInFake {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
 		case "/oauth.platform.intuit.com/oauth2/v1/tokens/bearer", "/auth.atlassian.com/oauth/token", "/identity.xero.com/connect/token",
-			"/oauth.pipedrive.com/oauth/token":
+			"/oauth.pipedrive.com/oauth/token", "/api.notion.com/v1/oauth/token", "/airtable.com/oauth2/v1/token", "/api.dropboxapi.com/oauth2/token":
 			f.token(w, r)
 		case "/api.atlassian.com/oauth/token/accessible-resources":
 			f.bearer(w, r, f.sites)
@@ -84,7 +85,7 @@ func newSignInFake(t *testing.T) *signInFake {
 // or in the body (Atlassian), and the PKCE verifier where one was sent.
 func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
 	conn := map[string]string{"/oauth.platform.intuit.com": "quickbooks", "/auth.atlassian.com/": "atlassian", "/identity.xero.com/": "xero",
-		"/oauth.pipedrive.com/": "pipedrive"}
+		"/oauth.pipedrive.com/": "pipedrive", "/api.notion.com/": "notion", "/airtable.com/": "airtable", "/api.dropboxapi.com/": "dropbox"}
 	who := ""
 	for prefix, name := range conn {
 		if strings.HasPrefix(r.URL.Path, prefix) {
@@ -141,7 +142,7 @@ func (f *signInFake) count() int {
 func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 	t.Helper()
 	mfs := fstest.MapFS{}
-	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "pipedrive"} {
+	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "pipedrive", "notion", "airtable", "dropbox"} {
 		b, err := fs.ReadFile(builtin.FS, "connectors/"+id+".yaml")
 		if err != nil {
 			t.Fatal(err)
@@ -237,6 +238,30 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 		stored:   map[string]string{"apiDomain": fakeHost + "/acme.pipedrive.com"},
 		tool:     "pipedrive_get_deal", input: `{"id":5}`,
 		wantPath: "/acme.pipedrive.com/api/v2/deals/5",
+	}, {
+		// No value to hand over: the authorize URL, the code exchange with
+		// the client in a basic header, and the pinned API version.
+		connector: "notion", authorize: "/api.notion.com/v1/oauth/authorize",
+		params:   map[string]string{"owner": "user", "response_type": "code"},
+		identity: "/api.notion.com/v1/users/me",
+		tool:     "notion_get_page", input: `{"page_id":"p1"}`,
+		wantPath: "/api.notion.com/v1/pages/p1",
+		wantHdr:  http.Header{"Notion-Version": {"2026-03-11"}},
+	}, {
+		connector: "airtable", authorize: "/airtable.com/oauth2/v1/authorize", pkce: true,
+		params: map[string]string{"code_challenge_method": "S256", "response_type": "code",
+			"scope": "data.records:read data.records:write data.recordComments:read data.recordComments:write schema.bases:read schema.bases:write user.email:read"},
+		identity: "/api.airtable.com/v0/meta/whoami",
+		tool:     "airtable_get_record", input: `{"baseId":"appA1","tableIdOrName":"tblB2","recordId":"recC3"}`,
+		wantPath: "/api.airtable.com/v0/appA1/tblB2/recC3",
+	}, {
+		// A refresh token only with token_access_type=offline.
+		connector: "dropbox", authorize: "/www.dropbox.com/oauth2/authorize", pkce: true,
+		params: map[string]string{"token_access_type": "offline", "code_challenge_method": "S256",
+			"scope": "account_info.read files.metadata.read files.metadata.write files.content.read files.content.write sharing.read sharing.write"},
+		identity: "/api.dropboxapi.com/2/users/get_current_account",
+		tool:     "dropbox_get_metadata", input: `{"path":"/Reports/q3.pdf"}`,
+		wantPath: "/api.dropboxapi.com/2/files/get_metadata",
 	}}
 	f := setupWith(t, sqliteDB, signInCatalog(t, fake), fake.srv)
 	for _, c := range cases {
