@@ -25,7 +25,9 @@ import (
 // (api_domain), which the fake points at itself.
 var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", "quickbooks.api.intuit.com",
 	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com", "oauth.pipedrive.com",
-	"api.notion.com", "airtable.com", "api.airtable.com", "www.dropbox.com", "api.dropboxapi.com"}
+	"api.notion.com", "airtable.com", "api.airtable.com", "www.dropbox.com", "api.dropboxapi.com",
+	"app.asana.com", "app.hubspot.com", "api.hubapi.com", "github.com", "api.github.com",
+	"accounts.google.com", "oauth2.googleapis.com", "www.googleapis.com"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by the
@@ -66,7 +68,8 @@ func newSignInFake(t *testing.T) *signInFake {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
 		case "/oauth.platform.intuit.com/oauth2/v1/tokens/bearer", "/auth.atlassian.com/oauth/token", "/identity.xero.com/connect/token",
-			"/oauth.pipedrive.com/oauth/token", "/api.notion.com/v1/oauth/token", "/airtable.com/oauth2/v1/token", "/api.dropboxapi.com/oauth2/token":
+			"/oauth.pipedrive.com/oauth/token", "/api.notion.com/v1/oauth/token", "/airtable.com/oauth2/v1/token", "/api.dropboxapi.com/oauth2/token",
+			"/app.asana.com/-/oauth_token", "/api.hubapi.com/oauth/v1/token", "/github.com/login/oauth/access_token", "/oauth2.googleapis.com/token":
 			f.token(w, r)
 		case "/api.atlassian.com/oauth/token/accessible-resources":
 			f.bearer(w, r, f.sites)
@@ -85,7 +88,8 @@ func newSignInFake(t *testing.T) *signInFake {
 // or in the body (Atlassian), and the PKCE verifier where one was sent.
 func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
 	conn := map[string]string{"/oauth.platform.intuit.com": "quickbooks", "/auth.atlassian.com/": "atlassian", "/identity.xero.com/": "xero",
-		"/oauth.pipedrive.com/": "pipedrive", "/api.notion.com/": "notion", "/airtable.com/": "airtable", "/api.dropboxapi.com/": "dropbox"}
+		"/oauth.pipedrive.com/": "pipedrive", "/api.notion.com/": "notion", "/airtable.com/": "airtable", "/api.dropboxapi.com/": "dropbox",
+		"/app.asana.com/": "asana", "/api.hubapi.com/": "hubspot", "/github.com/": "github", "/oauth2.googleapis.com/": "google"}
 	who := ""
 	for prefix, name := range conn {
 		if strings.HasPrefix(r.URL.Path, prefix) {
@@ -102,7 +106,7 @@ func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
 	sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
 	if r.PostForm.Get("grant_type") != "authorization_code" || r.PostForm.Get("code") == "" ||
 		r.PostForm.Get("redirect_uri") != "http://sb.test/api/oauth/callback" || id != "cid" || secret != "csecret" ||
-		basic != (who != "atlassian") || (pkce && base64.RawURLEncoding.EncodeToString(sum[:]) != challenge) ||
+		basic != !clientInBody[who] || (pkce && base64.RawURLEncoding.EncodeToString(sum[:]) != challenge) ||
 		(!pkce && r.PostForm.Get("code_verifier") != "") {
 		w.WriteHeader(400)
 		_, _ = io.WriteString(w, `{"error":"invalid_grant"}`)
@@ -115,6 +119,10 @@ func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
 	}
 	_, _ = io.WriteString(w, `{"access_token":"at-`+who+`","refresh_token":"rt","token_type":"Bearer","expires_in":3600`+extra+`}`)
 }
+
+// clientInBody are the providers that take the client id and secret in the
+// body of the code exchange; the others take a basic header.
+var clientInBody = map[string]bool{"atlassian": true, "asana": true, "hubspot": true, "github": true, "google": true}
 
 func (f *signInFake) bearer(w http.ResponseWriter, r *http.Request, body string) {
 	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer at-") {
@@ -142,7 +150,8 @@ func (f *signInFake) count() int {
 func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 	t.Helper()
 	mfs := fstest.MapFS{}
-	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "pipedrive", "notion", "airtable", "dropbox"} {
+	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "pipedrive", "notion", "airtable", "dropbox",
+		"asana", "hubspot", "github", "google_calendar"} {
 		b, err := fs.ReadFile(builtin.FS, "connectors/"+id+".yaml")
 		if err != nil {
 			t.Fatal(err)
@@ -151,6 +160,8 @@ func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 		for _, h := range signInHosts {
 			s = strings.ReplaceAll(s, "https://"+h, fake.srv.URL+"/"+h)
 		}
+		// Google scopes are URLs on an API host, but names, not addresses.
+		s = strings.ReplaceAll(s, fake.srv.URL+"/www.googleapis.com/auth/", "https://www.googleapis.com/auth/")
 		if id == "pipedrive" {
 			if !strings.Contains(s, pipedriveDomainPattern) {
 				t.Fatalf("pipedrive.yaml has no apiDomain pattern %s", pipedriveDomainPattern)
@@ -262,6 +273,35 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 		identity: "/api.dropboxapi.com/2/users/get_current_account",
 		tool:     "dropbox_get_metadata", input: `{"path":"/Reports/q3.pdf"}`,
 		wantPath: "/api.dropboxapi.com/2/files/get_metadata",
+	}, {
+		// The client in the body of the code exchange from here on.
+		connector: "asana", authorize: "/app.asana.com/-/oauth_authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "tasks:read tasks:write tasks:delete projects:read projects:write " +
+			"stories:read stories:write users:read workspaces:read webhooks:write webhooks:delete"},
+		identity: "/app.asana.com/api/1.0/users/me",
+		tool:     "asana_get_task", input: `{"task_gid":"42"}`,
+		wantPath: "/app.asana.com/api/1.0/tasks/42",
+	}, {
+		connector: "hubspot", authorize: "/app.hubspot.com/oauth/authorize",
+		params: map[string]string{"scope": "oauth crm.objects.contacts.read crm.objects.contacts.write crm.objects.companies.read " +
+			"crm.objects.companies.write crm.objects.deals.read crm.objects.deals.write crm.objects.owners.read"},
+		identity: "/api.hubapi.com/account-info/v3/details",
+		tool:     "hubspot_get_contact", input: `{"contactId":"7"}`,
+		wantPath: "/api.hubapi.com/crm/objects/2026-09/contacts/7",
+	}, {
+		connector: "github", authorize: "/github.com/login/oauth/authorize", pkce: true,
+		params:   map[string]string{"scope": "repo read:user user:email"},
+		identity: "/api.github.com/user",
+		tool:     "github_get_issue", input: `{"owner":"acme","repo":"web","issue_number":3}`,
+		wantPath: "/api.github.com/repos/acme/web/issues/3",
+		wantHdr:  http.Header{"X-Github-Api-Version": {"2022-11-28"}},
+	}, {
+		connector: "google_calendar", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
+		params: map[string]string{"access_type": "offline", "prompt": "consent",
+			"scope": "https://www.googleapis.com/auth/calendar.readonly https://www.googleapis.com/auth/calendar.events"},
+		identity: "/www.googleapis.com/calendar/v3/calendars/primary",
+		tool:     "google_calendar_get_event", input: `{"calendarId":"primary","eventId":"e1"}`,
+		wantPath: "/www.googleapis.com/calendar/v3/calendars/primary/events/e1",
 	}}
 	f := setupWith(t, sqliteDB, signInCatalog(t, fake), fake.srv)
 	for _, c := range cases {
