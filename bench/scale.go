@@ -56,6 +56,9 @@ func (fx *fixture) runScale(small *stack, m measurer) ([]ScaleStage, error) {
 		if err := large.seedSessions(ctx, size-1); err != nil {
 			return nil, fmt.Errorf("seed %d sessions: %w", size, err)
 		}
+		if err := large.analyze(ctx); err != nil {
+			return nil, err
+		}
 		st := ScaleStage{SeedSeconds: time.Since(start).Seconds()}
 		if st.Connections, err = large.count(ctx, "connections"); err != nil {
 			return nil, err

@@ -128,3 +128,19 @@ func (s *stack) count(ctx context.Context, table string) (int, error) {
 	err = db.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n)
 	return n, err
 }
+
+// analyze refreshes PostgreSQL's planner statistics of the seeded tables,
+// as autovacuum does on a database that grew in production. SQLite is left
+// as serve leaves it (serve never runs ANALYZE there).
+func (s *stack) analyze(ctx context.Context) error {
+	db, dialect, err := s.openDB()
+	if err != nil || dialect != store.Postgres {
+		return err
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, `ANALYZE connections`)
+	if err == nil {
+		_, err = db.ExecContext(ctx, `ANALYZE sessions`)
+	}
+	return err
+}
