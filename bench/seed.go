@@ -134,10 +134,13 @@ func (s *stack) count(ctx context.Context, table string) (int, error) {
 // as serve leaves it (serve never runs ANALYZE there).
 func (s *stack) analyze(ctx context.Context) error {
 	db, dialect, err := s.openDB()
-	if err != nil || dialect != store.Postgres {
+	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if dialect != store.Postgres {
+		return nil
+	}
 	_, err = db.ExecContext(ctx, `ANALYZE connections`)
 	if err == nil {
 		_, err = db.ExecContext(ctx, `ANALYZE sessions`)
