@@ -185,10 +185,10 @@ func (f *fixture) newStack(name string, o stackOptions) (*stack, error) {
 	if err := s.provision(dir, o); err != nil {
 		return nil, err
 	}
+	f.cleanup = append(f.cleanup, srv.stop)
 	if err := srv.start(); err != nil {
 		return nil, err
 	}
-	f.cleanup = append(f.cleanup, srv.stop)
 	if s.idleRSS, _, err = srv.memory(); err != nil {
 		return nil, err
 	}
