@@ -445,21 +445,26 @@ func newStack(pgURL string, conc int) (*stack, error) {
 		return nil, err
 	}
 	s.key = key
-	cred, _ := json.Marshal(map[string]string{"type": "api_key", "apiKey": "provider-key", "host": target.Host})
-	if _, err := accounts.Create(ctx, proj.ID, account.CreateRequest{ConnectorID: "benchapi", UserID: "bench", Credential: cred}); err != nil {
+	// The project's tenant, as the admin commands load it (no API key).
+	tn, err := a.Catalogs.Load(ctx, proj.ID)
+	if err != nil {
 		return nil, err
 	}
-	ss, _, err := sessions.Create(ctx, proj.ID, session.CreateRequest{UserID: "bench", Connectors: []string{"benchapi"}})
+	cred, _ := json.Marshal(map[string]string{"type": "api_key", "apiKey": "provider-key", "host": target.Host})
+	if _, err := accounts.Create(ctx, tn, account.CreateRequest{ConnectorID: "benchapi", UserID: "bench", Credential: cred}); err != nil {
+		return nil, err
+	}
+	ss, _, err := sessions.Create(ctx, tn, session.CreateRequest{UserID: "bench", Connectors: []string{"benchapi"}})
 	if err != nil {
 		return nil, err
 	}
 	s.sessionID = ss.ID
-	all, _, err := sessions.Create(ctx, proj.ID, session.CreateRequest{UserID: "bench"})
+	all, _, err := sessions.Create(ctx, tn, session.CreateRequest{UserID: "bench"})
 	if err != nil {
 		return nil, err
 	}
 	s.searchID = all.ID
-	rec, err := sessions.EndpointRecord(context.Background(), session.EndpointRequest{ProjectID: proj.ID, Slug: "bulk-all", Connectors: []string{"bulk"}})
+	rec, err := sessions.EndpointRecord(context.Background(), tn, session.EndpointRequest{ProjectID: proj.ID, Slug: "bulk-all", Connectors: []string{"bulk"}})
 	if err != nil {
 		return nil, err
 	}
@@ -484,7 +489,7 @@ func newStack(pgURL string, conc int) (*stack, error) {
 	conns, _ := st.ListConnections(ctx, proj.ID, "bench")
 	secretValue := "bench-trigger-secret"
 	for range 20 {
-		tr, err := a.Triggers.Create(ctx, proj.ID, trigger.CreateRequest{ConnectionID: conns[0].ID, Event: "benchapi_item_created", Secret: &secretValue})
+		tr, err := a.Triggers.Create(ctx, tn, trigger.CreateRequest{ConnectionID: conns[0].ID, Event: "benchapi_item_created", Secret: &secretValue})
 		if err != nil {
 			return nil, err
 		}
