@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // Field is one input the page shows for a credential.
@@ -64,12 +65,12 @@ type View struct {
 // offered lists what a link offers: its connectors (or every connector the
 // project can connect), each with the auth configs the link allows. OAuth
 // methods need a configured client; the others get implicit configs.
-func (p *Page) offered(ctx context.Context, l store.ConnectLink) ([]OfferedConnector, map[string]store.AuthConfig, error) {
+func (p *Page) offered(ctx context.Context, t tenant.Tenant, l store.ConnectLink) ([]OfferedConnector, map[string]store.AuthConfig, error) {
 	configs, err := p.Store.ListAuthConfigs(ctx, l.ProjectID, "")
 	if err != nil {
 		return nil, nil, err
 	}
-	cat := p.catalog(ctx, l.ProjectID)
+	cat := t.Catalog
 	var connectors []*catalog.Connector
 	if len(l.Connectors) > 0 {
 		for _, id := range l.Connectors {
@@ -176,7 +177,10 @@ func (p *Page) Get(ctx context.Context, token string) (View, error) {
 	if err != nil {
 		return View{}, err
 	}
-	ctx = p.projectContext(ctx, l.ProjectID)
+	t, err := p.tenant(ctx, l)
+	if err != nil {
+		return View{}, err
+	}
 	settings, err := p.Store.GetConnectSettings(ctx, l.ProjectID)
 	if err != nil {
 		return View{}, err
@@ -199,7 +203,7 @@ func (p *Page) Get(ctx context.Context, token string) (View, error) {
 	if state != StateActive {
 		return v, nil
 	}
-	if v.Connectors, _, err = p.offered(ctx, l); err != nil {
+	if v.Connectors, _, err = p.offered(ctx, t, l); err != nil {
 		return View{}, err
 	}
 	if v.Accounts, err = p.accounts(ctx, l); err != nil {

@@ -234,7 +234,7 @@ func TestBuiltInTools_EachRunsAgainstAFake(t *testing.T) {
 		}
 		cred := sampleCredential(con, m)
 		raw, _ := json.Marshal(cred)
-		if _, err := e.accounts.Create(context.Background(), e.project.ID, account.CreateRequest{
+		if _, err := e.accounts.Create(context.Background(), e.tenant(), account.CreateRequest{
 			ConnectorID: con.ID, UserID: "u1", Credential: raw, AuthConfigKey: "",
 		}); err != nil {
 			t.Errorf("%s: connect with %s: %v", con.ID, m.Type, err)
@@ -256,7 +256,7 @@ func TestBuiltInTools_EachRunsAgainstAFake(t *testing.T) {
 			continue
 		}
 		before := len(e.fake.requests)
-		_, err := e.exec.Execute(context.Background(), Call{ProjectID: e.project.ID, ToolID: tool.ID, Input: raw, UserID: "u1"})
+		_, err := e.exec.Execute(context.Background(), e.tenant(), Call{ToolID: tool.ID, Input: raw, UserID: "u1"})
 		if err != nil {
 			t.Errorf("%s: %v", tool.ID, err)
 			continue

@@ -18,7 +18,7 @@ func (e *env) oauthWithScopes(t *testing.T, name string, scopes ...string) store
 	raw, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": "access-" + name, "scopes": scopes, "host": e.fake.host()})
 	req := createReq("u1", raw, "acme-oauth")
 	req.Name = name
-	c, err := e.accounts.Create(context.Background(), e.project.ID, req)
+	c, err := e.accounts.Create(context.Background(), e.tenant(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
