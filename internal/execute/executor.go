@@ -145,6 +145,9 @@ func (e *Executor) Execute(ctx context.Context, c Call) (any, error) {
 	if err := checkScopes(tool, conn, cred); err != nil {
 		return nil, err
 	}
+	if err := checkMethodTool(tool, con, conn, cred); err != nil {
+		return nil, err
+	}
 	var out *outgoing
 	if tool.Handler != "" {
 		h, ok := e.handlers[tool.Handler]
@@ -244,11 +247,11 @@ func (e *Executor) account(ctx context.Context, con *catalog.Connector, u accoun
 	if err != nil {
 		return conn, account.Credential{}, nil, err
 	}
-	return e.open(conn, con)
+	return e.open(ctx, conn, con)
 }
 
 // open opens an account's credential and fills the connector's base URL.
-func (e *Executor) open(conn store.Connection, con *catalog.Connector) (store.Connection, account.Credential, *url.URL, error) {
+func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog.Connector) (store.Connection, account.Credential, *url.URL, error) {
 	cred, err := e.accounts.Open(conn)
 	if err != nil {
 		return conn, cred, nil, err
@@ -258,6 +261,9 @@ func (e *Executor) open(conn store.Connection, con *catalog.Connector) (store.Co
 	tmpl := con.API.BaseURL
 	if m := method(con, cred); m != nil {
 		tmpl = con.BaseURLFor(m.ID)
+		if cred, err = e.fieldsFromGrant(ctx, conn, cred, con, m); err != nil {
+			return conn, cred, nil, err
+		}
 	}
 	base, err := baseURL(con.ID, tmpl, cred.Connection)
 	return conn, cred, base, err
