@@ -421,8 +421,26 @@ func TestZoomServerToServer_AccountCredentialsGrant(t *testing.T) {
 	if c.Host != "api.zoom.us" || c.Path != "/v2/users/me/meetings" || c.Header.Get("Authorization") != "Bearer zoom-s2s" {
 		t.Fatalf("tool call: %+v", c)
 	}
+	// The account-wide admin tools run with a Server-to-Server account...
+	if _, err := e.run("zoom_list_users", `{"status":"active"}`); err != nil {
+		t.Fatal(err)
+	}
+	if c := g.lastCall(); c.Path != "/v2/users" || c.Header.Get("Authorization") != "Bearer zoom-s2s" {
+		t.Fatalf("admin tool call: %+v", c)
+	}
+	// ...and are refused, before any provider call, for a user OAuth account.
+	_, before := g.counts()
+	oauthID, err := e.connectAs("zoom", map[string]any{"type": "oauth2", "accessToken": "user-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.run("zoom_get_meeting_participants_report", `{"meetingId":"1"}`, func(c *Call) { c.ConnectionID = oauthID })
+	wantCode(t, err, apierr.ActionDisabled, 403)
+	if _, after := g.counts(); after != before {
+		t.Fatal("an excluded tool reached the provider")
+	}
 	// The user OAuth method has no account id.
-	_, err := e.connectAs("zoom", map[string]any{"type": "oauth2", "accessToken": "t", "accountId": "AbCdEfGhIj_123"})
+	_, err = e.connectAs("zoom", map[string]any{"type": "oauth2", "accessToken": "t", "accountId": "AbCdEfGhIj_123"})
 	wantCode(t, err, apierr.ValidationError, 400)
 }
 
