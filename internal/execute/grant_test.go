@@ -494,3 +494,33 @@ func TestMicrosoftAppOnly_OutlookAndTeams(t *testing.T) {
 	_, err = e.connectAs("outlook", bad)
 	wantCode(t, err, apierr.ValidationError, 400)
 }
+
+func TestGrant_ConcurrentCallsShareOneTokenRequest(t *testing.T) {
+	t.Parallel()
+	e, g := newGrantEnv(t, "/token", func(w http.ResponseWriter, r grantReq) {
+		time.Sleep(200 * time.Millisecond) // long enough for every call to be waiting
+		_, _ = io.WriteString(w, `{"access_token":"shared","token_type":"Bearer","expires_in":3600}`)
+	})
+	_, keyPEM := rsaTestKey(t)
+	key := map[string]any{"type": "service_account", "private_key": keyPEM, "client_email": "bot@p1.iam.gserviceaccount.com"}
+	if _, err := e.connectAs("google_calendar", map[string]any{"type": "google_service_account", "serviceAccountKey": key, "subject": "ann@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for range 16 {
+		wg.Go(func() {
+			if _, err := e.run("google_calendar_list_calendars", `{}`); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if tokens, calls := g.counts(); tokens != 1 || calls != 16 {
+		t.Fatalf("token requests %d (want 1), calls %d", tokens, calls)
+	}
+}

@@ -27,10 +27,6 @@ func checkMethodTool(tool *catalog.Tool, con *catalog.Connector, conn store.Conn
 		tool.ID, conn.ID, conn.Name, con.Name, m.ID, m.Name)
 }
 
-// isGrant reports whether the gateway obtains the method's tokens itself,
-// so a token refused with 401 can be dropped and obtained again.
-func isGrant(m *catalog.AuthMethod) bool { return m.TokenGrant() }
-
 // rewritePath sends a request whose path (after the base path) begins with
 // one of the method's PathPrefixes to the replacement: /me/messages on
 // Microsoft Graph becomes /users/{userId}/messages for an app-only account,

@@ -46,7 +46,7 @@ func (e *Executor) send(ctx context.Context, out *outgoing, conn store.Connectio
 	if err != nil {
 		return nil, err
 	}
-	if resp.Status == http.StatusUnauthorized && m != nil && isGrant(m) {
+	if resp.Status == http.StatusUnauthorized && m != nil && m.TokenGrant() {
 		// A token the gateway obtained itself was revoked or ended early
 		// (a Salesforce session timeout): get a new one once.
 		e.tokens.drop(tokenKey(conn))
