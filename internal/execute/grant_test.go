@@ -361,6 +361,9 @@ func TestGitHubApp_InstallationTokenCachedUntilShortlyBeforeExpiry(t *testing.T)
 	if tokens, _ := g.counts(); tokens != 1 {
 		t.Fatalf("token requests %d, want 1 while the token is valid", tokens)
 	}
+	// An installation token acts for the app: /user tools are refused.
+	_, err := e.run("github_get_authenticated_user", `{}`)
+	wantCode(t, err, apierr.ActionDisabled, 403)
 	e.clock.Advance(90 * time.Second)
 	if _, err := e.run("github_get_repository", `{"owner":"o","repo":"r"}`); err != nil {
 		t.Fatal(err)
