@@ -64,6 +64,8 @@ type grantFake struct {
 	calls     []grantReq
 	tokenPath string
 	tokenFunc func(w http.ResponseWriter, r grantReq)
+	// apiFunc, when set, answers API calls instead of {"ok": true}.
+	apiFunc func(w http.ResponseWriter, r grantReq)
 }
 
 func newGrantEnv(t *testing.T, tokenPath string, tokenFunc func(w http.ResponseWriter, r grantReq)) (*env, *grantFake) {
@@ -93,6 +95,10 @@ func (g *grantFake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	g.calls = append(g.calls, req)
 	g.mu.Unlock()
+	if g.apiFunc != nil {
+		g.apiFunc(w, req)
+		return
+	}
 	_, _ = io.WriteString(w, `{"ok":true}`)
 }
 
@@ -525,5 +531,40 @@ func TestGrant_ConcurrentCallsShareOneTokenRequest(t *testing.T) {
 	}
 	if tokens, calls := g.counts(); tokens != 1 || calls != 16 {
 		t.Fatalf("token requests %d (want 1), calls %d", tokens, calls)
+	}
+}
+
+func TestGrant_TokenRefusedWith401IsReplacedOnce(t *testing.T) {
+	t.Parallel()
+	n := 0
+	e, g := newGrantEnv(t, "/services/oauth2/token", func(w http.ResponseWriter, r grantReq) {
+		n++
+		_, _ = io.WriteString(w, `{"access_token":"sf-`+itoa(int64(n))+`","instance_url":"https://acme.my.salesforce.com","token_type":"Bearer"}`)
+	})
+	// The org ended the first session early (a short session timeout).
+	g.apiFunc = func(w http.ResponseWriter, r grantReq) {
+		if r.Header.Get("Authorization") == "Bearer sf-1" {
+			w.WriteHeader(401)
+			_, _ = io.WriteString(w, `[{"message":"Session expired or invalid","errorCode":"INVALID_SESSION_ID"}]`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"totalSize":0,"records":[]}`)
+	}
+	_, keyPEM := rsaTestKey(t)
+	if _, err := e.connectAs("salesforce", map[string]any{"type": "oauth2_jwt_bearer", "clientId": "ck", "username": "ann@acme.com", "privateKey": keyPEM}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.run("salesforce_query_records", `{"q":"SELECT Id FROM Account"}`); err != nil {
+		t.Fatal(err)
+	}
+	if tokens, calls := g.counts(); tokens != 2 || calls != 2 || g.lastCall().Header.Get("Authorization") != "Bearer sf-2" {
+		t.Fatalf("token requests %d, calls %d, last auth %q", tokens, calls, g.lastCall().Header.Get("Authorization"))
+	}
+	// A token that keeps being refused is the provider's answer, after one retry.
+	g.apiFunc = func(w http.ResponseWriter, r grantReq) { w.WriteHeader(401) }
+	_, err := e.run("salesforce_query_records", `{"q":"SELECT Id FROM Account"}`)
+	wantCode(t, err, apierr.ExecutionError, 400)
+	if tokens, calls := g.counts(); tokens != 3 || calls != 4 {
+		t.Fatalf("token requests %d, calls %d: want one retry with a new token", tokens, calls)
 	}
 }
