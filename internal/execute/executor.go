@@ -147,6 +147,9 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err := checkScopes(tool, conn, cred); err != nil {
 		return nil, err
 	}
+	if err := checkMethodTool(tool, con, conn, cred); err != nil {
+		return nil, err
+	}
 	var out *outgoing
 	if tool.Handler != "" {
 		h, ok := e.handlers[tool.Handler]
@@ -246,11 +249,11 @@ func (e *Executor) account(ctx context.Context, t tenant.Tenant, con *catalog.Co
 	if err != nil {
 		return conn, account.Credential{}, nil, err
 	}
-	return e.open(conn, con)
+	return e.open(ctx, conn, con)
 }
 
 // open opens an account's credential and fills the connector's base URL.
-func (e *Executor) open(conn store.Connection, con *catalog.Connector) (store.Connection, account.Credential, *url.URL, error) {
+func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog.Connector) (store.Connection, account.Credential, *url.URL, error) {
 	cred, err := e.accounts.Open(conn)
 	if err != nil {
 		return conn, cred, nil, err
@@ -260,6 +263,9 @@ func (e *Executor) open(conn store.Connection, con *catalog.Connector) (store.Co
 	tmpl := con.API.BaseURL
 	if m := method(con, cred); m != nil {
 		tmpl = con.BaseURLFor(m.ID)
+		if cred, err = e.fieldsFromGrant(ctx, conn, cred, con, m); err != nil {
+			return conn, cred, nil, err
+		}
 	}
 	base, err := baseURL(con.ID, tmpl, cred.Connection)
 	return conn, cred, base, err

@@ -200,7 +200,7 @@ func (e *Executor) CallAPI(ctx context.Context, t tenant.Tenant, connectionID, m
 	if !ok {
 		return nil, apierr.New(apierr.ConnectorUnavailable, "connector %s is not available", conn.ConnectorID)
 	}
-	conn, cred, base, err := e.open(conn, con)
+	conn, cred, base, err := e.open(ctx, conn, con)
 	if err != nil {
 		return nil, err
 	}
