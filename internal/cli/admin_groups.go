@@ -47,7 +47,9 @@ var adminGroups = []adminGroup{
 	}},
 	{name: "tools", summary: "switch tools off and on for a project", commands: []adminVerb{
 		{"disable", "--project ID TOOL_ID…", "disable tools (a TOOL_ID may end in *)",
-			func(p *Program, ctx context.Context, args []string) error { return p.adminToolsSwitch(ctx, args, false) }},
+			func(p *Program, ctx context.Context, args []string) error {
+				return p.adminToolsSwitch(ctx, args, false)
+			}},
 		{"enable", "--project ID TOOL_ID…", "enable tools again",
 			func(p *Program, ctx context.Context, args []string) error { return p.adminToolsSwitch(ctx, args, true) }},
 		{"list", "--project ID [--disabled] [--json]", "list tools and their state", (*Program).adminToolsList},
@@ -55,7 +57,9 @@ var adminGroups = []adminGroup{
 	{name: "authconfig", summary: "auth configs: a connector's auth method with the project's OAuth client", commands: []adminVerb{
 		{"create", "--project ID --connector ID --type oauth2 --client-id … --client-secret …|- [--scopes …] [--key …] [--hosts …]",
 			"create an auth config (secret \"-\" is read from stdin)",
-			func(p *Program, ctx context.Context, args []string) error { return p.adminAuthConfigCreate(ctx, args, p.Stdin) }},
+			func(p *Program, ctx context.Context, args []string) error {
+				return p.adminAuthConfigCreate(ctx, args, p.Stdin)
+			}},
 		{"list", "--project ID [--connector ID] [--json]", "list auth configs", (*Program).adminAuthConfigList},
 		{"delete", "--project ID AUTH_CONFIG_ID", "delete an auth config", (*Program).adminAuthConfigDelete},
 	}},
