@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -99,11 +100,36 @@ func printList[T any](w io.Writer, asJSON bool, rows []T, header string, cells f
 			if i > 0 {
 				fmt.Fprint(tw, "\t")
 			}
-			fmt.Fprint(tw, c)
+			fmt.Fprint(tw, cellText(c))
 		}
 		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
+}
+
+// cellText is a table cell as text: JSON (json.RawMessage or []byte
+// holding JSON) compact on one line, other bytes as text, lists joined
+// by commas, never the numbers of a byte array as fmt prints them.
+func cellText(c any) string {
+	switch v := c.(type) {
+	case json.RawMessage:
+		return compactJSON(v)
+	case []byte:
+		return compactJSON(v)
+	case []string:
+		return strings.Join(v, ",")
+	case fmt.Stringer:
+		return v.String()
+	}
+	return fmt.Sprint(c)
+}
+
+func compactJSON(b []byte) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) == nil {
+		return buf.String()
+	}
+	return strings.ToValidUTF8(string(b), "\ufffd")
 }
 
 func (p *Program) adminProjectCreate(ctx context.Context, args []string) error {

@@ -227,6 +227,24 @@ func TestAdminEndpoint_CreateListUpdateDelete(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"slug": "team-tools"`) || !strings.Contains(out, `"requireUser": true`) {
 		t.Fatalf("create: %d %s %s", code, out, stderr)
 	}
+	// The listing shows the scope as JSON: an object with --json, compact text
+	// in the table, never the numbers of a byte array.
+	if code, out, _ := runCLI(t, env, "admin", "endpoint", "list", "--project", proj.ID, "--json"); code != 0 {
+		t.Fatalf("list: %d %s", code, out)
+	} else {
+		var list []struct {
+			Scope struct {
+				Connectors []string `json:"connectors"`
+			} `json:"scope"`
+		}
+		if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || strings.Join(list[0].Scope.Connectors, ",") != "github,slack" {
+			t.Fatalf("list --json scope is not an object with the connectors: %v %s", err, out)
+		}
+	}
+	if code, out, _ := runCLI(t, env, "admin", "endpoint", "list", "--project", proj.ID); code != 0 ||
+		!strings.Contains(out, `"connectors":["github","slack"]`) || regexp.MustCompile(`\[\d+ \d+ \d+`).MatchString(out) {
+		t.Fatalf("list table: %d %s", code, out)
+	}
 	if code, _, stderr := runCLI(t, env, "admin", "endpoint", "create", "--project", proj.ID, "--slug", "team-tools"); code != exitError || !strings.Contains(stderr, "taken") {
 		t.Fatalf("taken slug: %d %s", code, stderr)
 	}
@@ -390,6 +408,26 @@ func TestAdminAuthConfig_ImportedConnectorAndHosts(t *testing.T) {
 		if code, _, stderr := runCLI(t, env, "admin", "authconfig", "create", "--project", proj.ID, "--connector", c.connector, "--type", "oauth2",
 			"--client-id", "x", "--client-secret", "y", "--key", "k-"+c.connector, "--hosts", c.hosts); code != exitUsage || !strings.Contains(stderr, c.want) {
 			t.Fatalf("--hosts %q on %s: %d %s", c.hosts, c.connector, code, stderr)
+		}
+	}
+}
+
+func TestCellText_BytesAndJSONAreText(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   any
+		want string
+	}{
+		{json.RawMessage(`{"a": [1, 2]}`), `{"a":[1,2]}`},
+		{[]byte(`{"b": true}`), `{"b":true}`},
+		{[]byte("plain"), "plain"},
+		{[]string{"x", "y"}, "x,y"},
+		{true, "true"},
+		{7, "7"},
+	}
+	for _, c := range cases {
+		if got := cellText(c.in); got != c.want {
+			t.Errorf("cellText(%#v) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
