@@ -56,14 +56,25 @@ func (p *Program) admin(ctx context.Context, args []string) error {
 type adminCommand struct {
 	*configured
 	asJSON *bool
+	create *bool
+	stderr io.Writer
 }
 
 func (p *Program) adminFlags(name string, skip ...string) *adminCommand {
 	c := p.configFlags("admin "+name, skip...)
-	return &adminCommand{configured: c, asJSON: c.fs.Bool("json", false, "print one JSON document")}
+	return &adminCommand{configured: c, stderr: p.Stderr,
+		asJSON: c.fs.Bool("json", false, "print one JSON document"),
+		create: c.fs.Bool("create", false, "create the SQLite database if it does not exist (otherwise the command refuses)")}
 }
 
+// open opens the configured database, after saying on standard error which
+// one it is; a SQLite file that does not exist is refused unless --create
+// was given (checkDatabaseExists).
 func (a *adminCommand) open(ctx context.Context) (*store.Store, error) {
+	fmt.Fprintln(a.stderr, "switchboard: using database", databaseLabel(a.cfg.DatabaseURL))
+	if err := checkDatabaseExists(a.cfg.DatabaseURL, *a.create); err != nil {
+		return nil, err
+	}
 	return openStore(ctx, a.cfg, discardLogger())
 }
 

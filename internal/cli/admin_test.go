@@ -16,13 +16,26 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-func dbEnv(t *testing.T) map[string]string {
+// freshEnv names a database and key file in a new temporary directory;
+// neither exists yet.
+func freshEnv(t *testing.T) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
 	return map[string]string{
 		"SWITCHBOARD_DATABASE_URL":    "sqlite:" + filepath.Join(dir, "sb.db"),
 		"SWITCHBOARD_SECRET_KEY_FILE": filepath.Join(dir, "secret.key"),
 	}
+}
+
+// dbEnv is freshEnv with the database created and migrated.
+func dbEnv(t *testing.T) map[string]string {
+	t.Helper()
+	env := freshEnv(t)
+	// Admin commands do not create a database; migrate does, as serve would.
+	if code, _, stderr := runCLI(t, env, "migrate"); code != 0 {
+		t.Fatalf("migrate: %d %s", code, stderr)
+	}
+	return env
 }
 
 func TestAdmin_JSONOutputsAreOneDocument(t *testing.T) {
@@ -101,7 +114,7 @@ func TestAdmin_Errors(t *testing.T) {
 
 func TestMigrate_StatusThenApply(t *testing.T) {
 	t.Parallel()
-	env := dbEnv(t)
+	env := freshEnv(t)
 	code, out, _ := runCLI(t, env, "migrate", "--status")
 	if code != 0 || !strings.Contains(out, "pending") || strings.Contains(out, "applied") {
 		t.Fatalf("status before: %d %s", code, out)
