@@ -46,6 +46,9 @@ func (e *Executor) callMCP(ctx context.Context, c Call, tool *catalog.Tool, inpu
 		res, err = cs.CallTool(ctx, params)
 	}
 	done(err != nil)
+	if cause, _ := reachCause(err); err != nil && cause != causeUnknown {
+		return nil, e.unreachable(ctx, err, "MCP server", "MCP server "+con.ID, con.ID, hostOf(con.API.BaseURL))
+	}
 	if err != nil {
 		return nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "MCP server " + con.ID + " failed: " + upstream.Describe(err)}
 	}
@@ -103,7 +106,7 @@ func (e *Executor) mcpSession(ctx context.Context, projectID string, conn store.
 	}
 	cs, err = upstream.Connect(ctx, e.guard.MCPServer(con.ID).Client(), con.API.BaseURL, con.API.Transport, headers)
 	if err != nil {
-		return nil, false, nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "could not reach MCP server " + con.ID}
+		return nil, false, nil, e.unreachable(ctx, err, "MCP server", "MCP server "+con.ID, con.ID, hostOf(con.API.BaseURL))
 	}
 	pooled := false
 	if pool {
