@@ -244,8 +244,12 @@ func (e *Executor) doRefresh(ctx context.Context, conn store.Connection, cred ac
 			}
 			return cred, reauth(conn)
 		}
+		if !errors.As(err, &re) {
+			// No answer at all: say why (certificate, DNS, refused, timeout).
+			return cred, e.unreachable(ctx, err, "token endpoint", "the token endpoint of "+conn.ConnectorID, conn.ConnectorID, hostOf(tokenURL))
+		}
 		status := 0
-		if errors.As(err, &re) && re.Response != nil {
+		if re.Response != nil {
 			status = re.Response.StatusCode
 		}
 		return cred, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{Status: status},
@@ -338,6 +342,9 @@ func (e *Executor) clientCredentialsToken(ctx context.Context, conn store.Connec
 			var re *oauth2.RetrieveError
 			if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < 500 {
 				return nil, apierr.New(apierr.ExecutionError, "the provider refused the client credentials of connection %s", conn.ID)
+			}
+			if !errors.As(err, &re) {
+				return nil, e.unreachable(ctx, err, "token endpoint", "the token endpoint of "+conn.ConnectorID, conn.ConnectorID, hostOf(tokenURL))
 			}
 			return nil, apierr.New(apierr.UpstreamError, "the provider's token endpoint failed for connection %s; try again", conn.ID)
 		}

@@ -47,6 +47,9 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 		res, err = cs.CallTool(ctx, params)
 	}
 	done(err != nil)
+	if cause, _ := reachCause(err); err != nil && cause != causeUnknown {
+		return nil, e.unreachable(ctx, err, "MCP server", "MCP server "+con.ID, con.ID, hostOf(con.API.BaseURL))
+	}
 	if err != nil {
 		return nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "MCP server " + con.ID + " failed: " + upstream.Describe(err)}
 	}
@@ -57,6 +60,10 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	if res.IsError {
 		return nil, &apierr.Error{Code: apierr.ExecutionError, Upstream: &apierr.Upstream{Body: truncate([]byte(text), maxErrorBody)},
 			Message: "MCP server " + con.ID + " reported an error from " + tool.UpstreamName + "; see error.upstream"}
+	}
+	if !textOnly(res.Content) {
+		// Images, audio and resources pass through as the server sent them.
+		return &MCPResult{Content: res.Content, StructuredContent: res.StructuredContent}, nil
 	}
 	if res.StructuredContent != nil {
 		return res.StructuredContent, nil
@@ -104,7 +111,7 @@ func (e *Executor) mcpSession(ctx context.Context, projectID string, conn store.
 	}
 	cs, err = upstream.Connect(ctx, e.guard.MCPServer(con.ID).Client(), con.API.BaseURL, con.API.Transport, headers)
 	if err != nil {
-		return nil, false, nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "could not reach MCP server " + con.ID}
+		return nil, false, nil, e.unreachable(ctx, err, "MCP server", "MCP server "+con.ID, con.ID, hostOf(con.API.BaseURL))
 	}
 	pooled := false
 	if pool {
@@ -131,6 +138,27 @@ func hasNoneMethod(con *catalog.Connector) bool {
 		}
 	}
 	return false
+}
+
+// MCPResult is the result of a tool of a project's MCP server whose answer
+// holds more than text (docs/execution.md): every content block as MCP
+// sends it ("text", "image", "audio", "resource_link", "resource"), with
+// the structured content when the server gave one. A text-only answer is
+// returned as before: its structured content, or its text (as JSON when
+// it is JSON).
+type MCPResult struct {
+	Content           []mcp.Content `json:"content"`
+	StructuredContent any           `json:"structuredContent,omitempty"`
+}
+
+// textOnly reports whether every content block is text.
+func textOnly(content []mcp.Content) bool {
+	for _, c := range content {
+		if _, ok := c.(*mcp.TextContent); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // contentText joins the text parts of an MCP result.

@@ -32,12 +32,12 @@ func (s *Server) requireAPIKey(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, err := bearerKey(r)
 		if err != nil {
-			s.fail(w, r, err)
+			s.unauthorized(w, r, err, r.Header.Get("Authorization") != "")
 			return
 		}
 		kp, err := s.store.ProjectForKey(r.Context(), apikey.Hash(key))
 		if errors.Is(err, store.ErrNotFound) {
-			s.fail(w, r, apierr.New(apierr.Unauthorized, "API key is not valid: it is unknown, revoked or expired"))
+			s.unauthorized(w, r, apierr.New(apierr.Unauthorized, "API key is not valid: it is unknown, revoked or expired"), true)
 			return
 		}
 		if err != nil {
@@ -71,4 +71,30 @@ func bearerKey(r *http.Request) (string, error) {
 		return "", apierr.New(apierr.Unauthorized, "malformed API key: a key is sb_ followed by 64 lowercase hexadecimal characters")
 	}
 	return key, nil
+}
+
+// unauthorized answers 401 with the challenge HTTP requires of it
+// (RFC 9110, 11.6.1) in the Bearer form of RFC 6750, which MCP clients read
+// to learn that the route wants a token (docs/mcp.md): a request that sent
+// a key also gets error="invalid_token" and the message as description.
+// There is no resource_metadata parameter: Switchboard publishes no OAuth
+// protected-resource metadata.
+func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, err error, sentKey bool) {
+	challenge := `Bearer realm="switchboard"`
+	if e, ok := apierr.As(err); ok && sentKey {
+		challenge += `, error="invalid_token", error_description="` + challengeText(e.Message) + `"`
+	}
+	w.Header().Set("WWW-Authenticate", challenge)
+	s.fail(w, r, err)
+}
+
+// challengeText keeps the characters RFC 6750 allows in error_description
+// (printable ASCII without the double quote and the backslash).
+func challengeText(msg string) string {
+	return strings.Map(func(c rune) rune {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return -1
+		}
+		return c
+	}, msg)
 }

@@ -3,8 +3,6 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/session"
@@ -144,15 +142,11 @@ func writeJSONRPCError(w http.ResponseWriter, r *http.Request, status, code int,
 }
 
 // originAllowed applies the MCP routes' Origin rule (docs/mcp.md): a browser request (one with an
-// Origin) must come from the service's own web app.
+// Origin) must come from the service's own web app (sameWebOrigin).
 func (s *Server) originAllowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return true
 	}
-	u, err := url.Parse(s.webURL)
-	if err != nil {
-		return false
-	}
-	return strings.EqualFold(origin, u.Scheme+"://"+u.Host)
+	return sameWebOrigin(origin, s.webURL)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/lru"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
@@ -236,11 +237,22 @@ func (s *Server) callTool(name string) mcp.ToolHandler {
 		if err != nil {
 			return nil, err
 		}
-		return &mcp.CallToolResult{
+		res := &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
 			StructuredContent: json.RawMessage(body),
 			IsError:           !out.OK,
-		}, nil
+		}
+		if r, ok := out.Result.(*execute.MCPResult); ok {
+			// An upstream MCP server's images, audio and resources follow
+			// the JSON text as content blocks of their own, for clients that
+			// show them.
+			for _, c := range r.Content {
+				if _, text := c.(*mcp.TextContent); !text {
+					res.Content = append(res.Content, c)
+				}
+			}
+		}
+		return res, nil
 	}
 }
 
