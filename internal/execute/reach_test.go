@@ -192,7 +192,7 @@ func TestExecute_UnreachableTokenEndpoint_NamesTheCause(t *testing.T) {
 	e.oauthConfigOn(host)
 	raw, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": "old-access", "refreshToken": "refresh-secret",
 		"expiresAt": e.clock.Now().Add(-time.Hour), "host": host})
-	if _, err := e.accounts.Create(context.Background(), e.project.ID, createReq("u1", raw, "acme-oauth")); err != nil {
+	if _, err := e.accounts.Create(context.Background(), e.tenant(), createReq("u1", raw, "acme-oauth")); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.run("acme_get_item", `{"id":"1"}`)
