@@ -327,6 +327,13 @@ func TestKeyCache_ListenerLost(t *testing.T) {
 	if n := p.a.CachedKeys(); n != 0 {
 		t.Fatalf("a keeps %d cached keys after subscribing again", n)
 	}
+	// What changed while it was down, unannounced to it, is seen.
+	if _, ok := lookup(t, p.a, p.hash); ok {
+		t.Fatal("subscribed again, a accepts the key b revoked while its listener was down")
+	}
+	if _, ok := lookup(t, p.a, second); ok {
+		t.Fatal("subscribed again, a accepts a key revoked while its listener was down")
+	}
 	_, third := p.newKey(t, nil)
 	lookup(t, p.a, third)
 	if _, err := p.b.RevokeAPIKey(ctx, keyIDOf(t, p.b, p.project.ID, third)); err != nil {
