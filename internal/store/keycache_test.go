@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -383,4 +384,48 @@ func TestKeyCache_SQLiteReadsEveryRequest(t *testing.T) {
 	if _, ok := lookup(t, a, hash); ok {
 		t.Fatal("a accepts a key the other process revoked")
 	}
+}
+
+// BenchmarkProjectForKey_Postgres compares a lookup read from the database
+// (no listener) with one answered by the cache (listener subscribed).
+func BenchmarkProjectForKey_Postgres(b *testing.B) {
+	url := os.Getenv(storetest.PostgresURLEnv)
+	if url == "" {
+		b.Skipf("%s is not set", storetest.PostgresURLEnv)
+	}
+	ctx := context.Background()
+	s, err := store.Open(ctx, url, store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	p, err := s.CreateProject(ctx, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, hash, hint, _ := apikey.Generate()
+	if _, err := s.CreateAPIKey(ctx, store.NewAPIKey{ProjectID: p.ID, Name: "k", Hash: hash, Hint: hint}); err != nil {
+		b.Fatal(err)
+	}
+	run := func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := s.ProjectForKey(ctx, hash); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("query", run)
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); s.WatchKeys(wctx, nil) }()
+	for !s.KeyCacheLive() {
+		time.Sleep(time.Millisecond)
+	}
+	b.Run("cached", run)
+	cancel()
+	<-done
 }
