@@ -15,13 +15,15 @@ import (
 
 // keyChannel is the channel on which migration 0014's triggers announce
 // changes to API keys ("k:" and the key's SHA-256) and to projects'
-// versions ("p:" and the project id).
+// versions ("p:" and the project id); listeners send probes ("x:" and an
+// id) on it too.
 const keyChannel = "switchboard_keys"
 
 // Timing of the change listener: after keyHeartbeat without a notification
-// it checks that its connection still answers (within keyPingTimeout), so
-// a connection that died silently is noticed; a lost connection is
-// reconnected after a pause that doubles up to keyRetryMax.
+// it checks that notifications still reach it (a probe must come back
+// within keyPingTimeout), so a connection that died silently is noticed;
+// a lost connection is reconnected after a pause that doubles up to
+// keyRetryMax.
 const (
 	keyHeartbeat   = 10 * time.Second
 	keyPingTimeout = 5 * time.Second
@@ -79,8 +81,13 @@ func (s *Store) WatchKeys(ctx context.Context, log *slog.Logger) {
 	}
 }
 
-// listenKeys subscribes on a new connection, turns the cache on and
-// applies notifications until the connection fails or ctx ends.
+// listenKeys subscribes on a new connection and applies notifications
+// until the connection fails or ctx ends. The cache turns on only once a
+// probe sent through the pool has come back on the listener, which proves
+// the whole path (a pooler in transaction mode, for one, would accept
+// LISTEN and never deliver); after keyHeartbeat without a notification it
+// probes again, and a probe not back within keyPingTimeout counts as a
+// lost connection.
 func (s *Store) listenKeys(ctx context.Context, cfg *pgx.ConnConfig, subscribed func()) error {
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
@@ -95,29 +102,55 @@ func (s *Store) listenKeys(ctx context.Context, cfg *pgx.ConnConfig, subscribed 
 		return fmt.Errorf("listen: %w", err)
 	}
 	s.listenerPID.Store(conn.PgConn().PID())
-	s.keys.setLive(true)
-	subscribed()
+	probe, err := s.probeKeys(ctx)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(keyPingTimeout)
+	live := false
 	for {
-		wctx, cancel := context.WithTimeout(ctx, keyHeartbeat)
+		wait := keyHeartbeat
+		if probe != "" {
+			wait = time.Until(deadline)
+		}
+		wctx, cancel := context.WithTimeout(ctx, wait)
 		n, err := conn.WaitForNotification(wctx)
 		cancel()
-		if err == nil {
+		switch {
+		case err == nil && n.Payload == probe:
+			probe = ""
+			if !live {
+				live = true
+				s.keys.setLive(true)
+				subscribed()
+			}
+		case err == nil:
 			s.keys.apply(n.Payload)
-			continue
-		}
-		if ctx.Err() != nil {
+		case ctx.Err() != nil:
 			return ctx.Err()
-		}
-		if !errors.Is(err, context.DeadlineExceeded) || conn.IsClosed() {
+		case !errors.Is(err, context.DeadlineExceeded) || conn.IsClosed():
 			return err
-		}
-		pctx, cancel := context.WithTimeout(ctx, keyPingTimeout)
-		err = conn.Ping(pctx)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("ping: %w", err)
+		case probe != "":
+			return fmt.Errorf("a probe notification did not come back within %v", keyPingTimeout)
+		default:
+			if probe, err = s.probeKeys(ctx); err != nil {
+				return err
+			}
+			deadline = time.Now().Add(keyPingTimeout)
 		}
 	}
+}
+
+// probeKeys sends a notification of kind "x" that only the sender acts on
+// and returns its payload.
+func (s *Store) probeKeys(ctx context.Context) (string, error) {
+	payload := "x:" + NewID()
+	pctx, cancel := context.WithTimeout(ctx, keyPingTimeout)
+	defer cancel()
+	if _, err := s.write.ExecContext(pctx, `SELECT pg_notify($1, $2)`, keyChannel, payload); err != nil {
+		return "", fmt.Errorf("probe: %w", err)
+	}
+	return payload, nil
 }
 
 // apply drops what a notification names. Anything else (a future kind)
@@ -129,6 +162,8 @@ func (c *keyCache) apply(payload string) {
 		c.dropKey(ref)
 	case kind == "p" && ref != "":
 		c.dropProject(ref)
+	case kind == "x":
+		// another process's probe
 	default:
 		c.flush()
 	}
