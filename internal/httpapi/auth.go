@@ -22,8 +22,8 @@ func projectID(ctx context.Context) string {
 
 // requireAPIKey admits a request only with `Authorization: Bearer <key>`
 // naming a live key, and puts the key's project in the context for the whole
-// request. Every request reads the key from the database (one indexed read,
-// no cache), so a revocation stops the very next request.
+// request. The store answers from its key cache on PostgreSQL, cleared on
+// every replica by notification, or reads the key (docs/design-notes.md).
 func (s *Server) requireAPIKey(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, err := bearerKey(r)
