@@ -57,13 +57,17 @@ func (s *Store) WatchKeys(ctx context.Context, log *slog.Logger) {
 		return &pgconn.DeadlineContextWatcherHandler{Conn: c.Conn()}
 	}
 	defer s.keys.setLive(false)
-	lost := false
+	lost, started := false, false
 	for attempt := 0; ; attempt++ {
 		err := s.listenKeys(ctx, cfg, func() {
 			attempt = 0
-			if lost {
+			switch {
+			case lost:
 				log.Info("API key change listener subscribed again; the key cache was flushed")
 				lost = false
+			case !started:
+				log.Info("API key change listener subscribed; verified API keys are cached")
+				started = true
 			}
 		})
 		s.keys.setLive(false)

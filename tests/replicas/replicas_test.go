@@ -5,6 +5,7 @@
 package replicas
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -450,6 +451,11 @@ func (w *world) revocationAtOnce(t *testing.T) {
 	for _, r := range w.c.replicas {
 		for range 3 { // warm whatever a replica might keep
 			other.must(200, "GET", r.base()+"/v1/triggers", nil)
+		}
+	}
+	for _, r := range w.c.replicas { // so what follows measures the cache
+		if b, _ := os.ReadFile(r.logPath); !bytes.Contains(b, []byte("API key change listener subscribed")) {
+			t.Fatalf("%s does not cache API keys: its listener never subscribed", r.name)
 		}
 	}
 	w.c.admin("", "key", "revoke", key.ID)
