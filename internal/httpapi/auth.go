@@ -25,9 +25,9 @@ func tenantOf(r *http.Request) tenant.Tenant {
 // requireAPIKey admits a request only with `Authorization: Bearer <key>`
 // naming a live key, and builds the request's tenant from the key lookup:
 // the project, its catalog (cached by the catalog version the lookup
-// returned, so no extra round trip) and its versions. Every request reads
-// the key from the database (one indexed read, no cache), so a revocation
-// stops the very next request.
+// returned, so no extra round trip) and its versions. The store answers the
+// lookup from its key cache on PostgreSQL, cleared on every replica by
+// notification, or reads the key (docs/design-notes.md).
 func (s *Server) requireAPIKey(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, err := bearerKey(r)

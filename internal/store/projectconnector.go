@@ -24,6 +24,7 @@ type ProjectConnector struct {
 // PutProjectConnector creates or replaces a project's connector and bumps
 // the project's catalog version in the same transaction.
 func (s *Store) PutProjectConnector(ctx context.Context, c ProjectConnector) error {
+	defer s.keys.dropProject(c.ProjectID) // this process sees its own write at once (keycache.go)
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO project_connectors (project_id, connector_id, origin, source, definition, headers, updated_at)
@@ -89,6 +90,7 @@ func (s *Store) GetProjectConnector(ctx context.Context, projectID, connectorID 
 
 // DeleteProjectConnector removes a project's connector (and bumps the version).
 func (s *Store) DeleteProjectConnector(ctx context.Context, projectID, connectorID string) error {
+	defer s.keys.dropProject(projectID) // this process sees its own write at once (keycache.go)
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM project_connectors WHERE project_id = $1 AND connector_id = $2`, projectID, connectorID)
 		if err != nil {

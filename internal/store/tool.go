@@ -11,6 +11,7 @@ const maxCachedToolSwitches = 4096
 
 // SetToolsEnabled turns tools on or off in a project, in one transaction.
 func (s *Store) SetToolsEnabled(ctx context.Context, projectID string, toolIDs []string, enabled bool) error {
+	defer s.keys.dropProject(projectID) // this process sees its own write at once (keycache.go)
 	now := millis(s.now())
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE projects SET tools_version = tools_version + 1 WHERE id = $1`, projectID); err != nil {
