@@ -2,7 +2,7 @@
 # Installs what the Node.js and Chromium tests need, so that `go test ./...`
 # runs them instead of skipping them: the npm packages of tests/mcp-client
 # (the official TypeScript MCP SDK), tests/browser (playwright-core) and
-# tests/mcp-upstream (server-everything). Node.js 22 or newer and Debian's
+# tests/mcp-upstream (server-everything). Node.js 20 or newer and Debian's
 # Chromium at /usr/bin/chromium must be on the machine; this script says how
 # to get them when they are not (it installs no system package itself).
 # `make test-all` runs it and then the tests with nothing skipped.
@@ -13,12 +13,12 @@ have() { command -v "$1" >/dev/null 2>&1; }
 missing=0
 
 if ! have node || ! have npm; then
-  echo "test-deps: Node.js 22 or newer (with npm) is needed: https://nodejs.org/ or, on Debian 13, apt-get install nodejs npm" >&2
+  echo "test-deps: Node.js 20 or newer (with npm) is needed: https://nodejs.org/ or, on Debian, apt-get install nodejs npm" >&2
   missing=1
 else
   major=$(node -p 'process.versions.node.split(".")[0]')
-  if [ "$major" -lt 22 ]; then
-    echo "test-deps: Node.js $(node --version) is too old; the tests need 22 or newer" >&2
+  if [ "$major" -lt 20 ]; then
+    echo "test-deps: Node.js $(node --version) is too old; the tests need 20 or newer" >&2
     missing=1
   fi
 fi
