@@ -112,6 +112,7 @@ func run() int {
 	pg := flag.String("postgres", "", "run Switchboard on this PostgreSQL database instead of SQLite")
 	only := flag.String("only", "", "measure only the paths whose name contains this text")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the measured part here")
+	memProfile := flag.String("memprofile", "", "write an allocation profile of the run here at the end")
 	flag.Parse()
 
 	st, err := newStack(*pg, *conc)
@@ -138,6 +139,13 @@ func run() int {
 			return 1
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *memProfile != "" {
+		defer func() {
+			if err := writeMemProfile(*memProfile); err != nil {
+				fmt.Fprintln(os.Stderr, "bench:", err)
+			}
+		}()
 	}
 	var results []Result
 	for _, p := range paths {
@@ -190,6 +198,17 @@ func run() int {
 		}
 	}
 	return 0
+}
+
+// writeMemProfile writes the allocation profile (every allocation since the
+// start, sampled) to path.
+func writeMemProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pprof.Lookup("allocs").WriteTo(f, 0)
 }
 
 func dbName(pg string) string {
