@@ -39,7 +39,7 @@ type callStack struct {
 	session string
 }
 
-func newCallStack(b *testing.B) *callStack {
+func newCallStack(b testing.TB) *callStack {
 	b.Helper()
 	provider := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -137,6 +137,26 @@ func cpuTime() int64 {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// TestToolsCall_LargeIntegerReachesTheProviderExactly: an integer beyond
+// float64's exact range, in a session's execute and an endpoint's tool,
+// reaches the provider with every digit, as through REST execute.
+func TestToolsCall_LargeIntegerReachesTheProviderExactly(t *testing.T) {
+	t.Parallel()
+	s := newCallStack(t)
+	input := `{"name":"n","count":12345678901234567891}`
+	header := map[string]string{"Accept": "application/json, text/event-stream"}
+	for path, body := range map[string]string{
+		"/v1/sessions/" + s.session + "/mcp": `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"switchboard_execute","arguments":{"action":"echo_create_item","input":` + input + `}}}`,
+		"/v1/mcp/echo-tools/u1":              `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo_create_item","arguments":` + input + `}}`,
+		"/v1/tools/execute":                  `{"toolId":"echo_create_item","userId":"u1","input":` + input + `}`,
+	} {
+		status, out := s.post(path, body, header)
+		if status != 200 || !strings.Contains(string(out), `"count":12345678901234567891`) {
+			t.Errorf("%s: %d %s", path, status, out)
+		}
+	}
 }
 
 // BenchmarkMCPToolsCall_Session is a session's MCP tools/call of the
