@@ -1,8 +1,10 @@
-// Package mcpserver serves sessions (and, later, project endpoints) as MCP
-// servers over Streamable HTTP with JSON responses, on the official go-sdk.
+// Package mcpserver serves sessions and project endpoints as MCP servers
+// over Streamable HTTP with JSON responses, on the official go-sdk.
 // It is stateless: any replica answers any request, and the built
 // *mcp.Server of a session is cached by session id and scope hash, since
-// the SDK asks for it more than once per request.
+// the SDK asks for it more than once per request. ping, and for the older
+// protocol versions tools/list and tools/call, are answered before the
+// SDK (serveDirect, serveCall), with the SDK's answers (docs/mcp.md).
 package mcpserver
 
 import (
