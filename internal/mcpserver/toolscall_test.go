@@ -191,3 +191,11 @@ func BenchmarkMCPToolsCall_RESTExecute(b *testing.B) {
 	s := newCallStack(b)
 	s.run(b, "/v1/tools/execute", `{"toolId":"echo_create_item","userId":"u1","input":`+benchInput+`}`)
 }
+
+// BenchmarkMCPToolsCall_RESTSessionExecute is the session's execute meta
+// tool through POST /v1/sessions/{id}/tools/{name}: the session lookup and
+// meta tool of the MCP call, without MCP.
+func BenchmarkMCPToolsCall_RESTSessionExecute(b *testing.B) {
+	s := newCallStack(b)
+	s.run(b, "/v1/sessions/"+s.session+"/tools/switchboard_execute", `{"arguments":{"action":"echo_create_item","input":`+benchInput+`}}`)
+}
