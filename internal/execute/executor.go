@@ -109,6 +109,10 @@ type Call struct {
 	AllowGlobal  bool
 	// Preferred is a session's accounts entry for the tool's connector.
 	Preferred string
+	// Decoded, when set, is the input already decoded by the caller (a
+	// session call, which normalizes it), numbers as json.Number; it is
+	// validated as it is and Input is not read.
+	Decoded map[string]any
 }
 
 // Execute runs one tool for one user of t's project and returns the
@@ -129,7 +133,12 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if disabled {
 		return nil, apierr.New(apierr.ToolNotFound, "no tool %q in this project", c.ToolID)
 	}
-	input, err := DecodeInput(tool, c.Input)
+	input := c.Decoded
+	if input == nil {
+		input, err = DecodeInput(tool, c.Input)
+	} else {
+		err = validateInput(tool, input)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -183,10 +192,18 @@ func DecodeInput(tool *catalog.Tool, raw json.RawMessage) (map[string]any, error
 	if err != nil || !ok {
 		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidType, Path: []any{"input"}, Message: "must be an object"})
 	}
-	if err := tool.ValidateInput(input); err != nil {
-		return nil, apierr.Validation(SchemaIssues(err, "input")...)
+	if err := validateInput(tool, input); err != nil {
+		return nil, err
 	}
 	return input, nil
+}
+
+// validateInput checks a decoded input against the tool's input schema.
+func validateInput(tool *catalog.Tool, input map[string]any) error {
+	if err := tool.ValidateInput(input); err != nil {
+		return apierr.Validation(SchemaIssues(err, "input")...)
+	}
+	return nil
 }
 
 // SchemaIssues turns a JSON Schema validation error into one issue per

@@ -49,6 +49,10 @@ func TestSessionMCP_TypeScriptSDKClient(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("client output: %v\n%s", err, out)
 	}
+	// The client's calls take the direct tools/call path (docs/mcp.md).
+	if n := f.srv.mcp.DirectCalls(); n != 3 {
+		t.Errorf("%d of 3 calls answered on the direct path", n)
+	}
 	if got.Server.Name != "switchboard" || !slices.Contains(got.Tools, "switchboard_execute") || len(got.Results) != 3 {
 		t.Fatalf("client saw: %s", out)
 	}

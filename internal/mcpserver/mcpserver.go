@@ -1,8 +1,10 @@
-// Package mcpserver serves sessions (and, later, project endpoints) as MCP
-// servers over Streamable HTTP with JSON responses, on the official go-sdk.
+// Package mcpserver serves sessions and project endpoints as MCP servers
+// over Streamable HTTP with JSON responses, on the official go-sdk.
 // It is stateless: any replica answers any request, and the built
 // *mcp.Server of a session is cached by session id and scope hash, since
-// the SDK asks for it more than once per request.
+// the SDK asks for it more than once per request. ping, and for the older
+// protocol versions tools/list and tools/call, are answered before the
+// SDK (serveDirect, serveCall), with the SDK's answers (docs/mcp.md).
 package mcpserver
 
 import (
@@ -14,6 +16,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -37,12 +40,18 @@ type Server struct {
 	log      *slog.Logger
 	handler  *mcp.StreamableHTTPHandler
 	cache    *lru.Cache[serverKey, *cached]
+	// sdkCalls sends every tools/call to the SDK (see SetDirectCalls).
+	sdkCalls atomic.Bool
+	// directCalls counts the tools/call requests serveCall answered.
+	directCalls atomic.Int64
 }
 
 type cached struct {
 	server *mcp.Server
 	// toolsList is the encoded result of tools/list, made once per server.
 	toolsList json.RawMessage
+	// tools names the server's tools, for the direct tools/call.
+	tools map[string]bool
 }
 
 type ctxKey struct{}
@@ -95,14 +104,16 @@ func (s *Server) serveDirect(w http.ResponseWriter, r *http.Request, t target) b
 	accept := r.Header.Get("Accept")
 	if r.Header.Get("Mcp-Session-Id") != "" ||
 		!strings.Contains(accept, "application/json") || !strings.Contains(accept, "text/event-stream") ||
-		!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || r.ContentLength > 4096 {
+		!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || r.ContentLength > maxDirectBody {
 		return false
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 4097))
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxDirectBody+1))
+	if err != nil || len(body) > maxDirectBody {
+		// The SDK reads the whole body: what was read, then the rest.
+		r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		return false
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if err != nil || len(body) > 4096 {
-		return false
-	}
 	var req struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
@@ -116,6 +127,8 @@ func (s *Server) serveDirect(w http.ResponseWriter, r *http.Request, t target) b
 	case "ping":
 		writeResult(w, req.ID, []byte("{}"))
 		return true
+	case "tools/call":
+		return s.serveCall(w, r, t, req.ID, body)
 	case "tools/list":
 		if !legacyVersions[r.Header.Get("Mcp-Protocol-Version")] ||
 			(len(req.Params) > 0 && string(req.Params) != "null" && string(req.Params) != "{}") {
@@ -136,6 +149,18 @@ func (s *Server) serveDirect(w http.ResponseWriter, r *http.Request, t target) b
 		return true
 	}
 	return false
+}
+
+// maxDirectBody is the largest request body answered without the SDK (a
+// tools/call's arguments included); a larger one goes to the SDK, which
+// has its own limit.
+const maxDirectBody = 1 << 20
+
+// readCloser reads from one reader and closes another: a body partly read
+// ahead, then the rest of the original.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // writeResult writes a JSON-RPC result response.
@@ -199,7 +224,9 @@ func (s *Server) build(t target) (*cached, error) {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: Version}, &mcp.ServerOptions{PageSize: len(defs) + 1})
 	tools := make([]*mcp.Tool, 0, len(defs))
+	names := make(map[string]bool, len(defs))
 	for _, d := range defs {
+		names[d.Name] = true
 		destructive, openWorld := d.Annotations.DestructiveHint, d.Annotations.OpenWorldHint
 		tool := &mcp.Tool{
 			Name: d.Name, Description: d.Description, InputSchema: d.InputSchema,
@@ -212,48 +239,63 @@ func (s *Server) build(t target) (*cached, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cached{server: srv, toolsList: list}, nil
+	return &cached{server: srv, toolsList: list, tools: names}, nil
 }
 
-// callTool runs a session tool for an MCP tools/call. The session comes
-// from the request being served, not from the cached server, so a call
-// always sees the session as it is now.
+// callTool runs a session tool for an MCP tools/call through the SDK. The
+// session comes from the request being served, not from the cached server,
+// so a call always sees the session as it is now.
 func (s *Server) callTool(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		t, ok := ctx.Value(ctxKey{}).(target)
 		if !ok {
 			return nil, errNoSession
 		}
-		out, err := s.sessions.Call(ctx, t.tenant, t.ss, t.scope, name, req.Params.Arguments)
-		if err != nil {
-			if _, ok := apierr.As(err); ok {
-				return nil, err // written for the caller
-			}
-			// Anything else (a database error) stays in the log, as on REST.
-			s.log.ErrorContext(ctx, "MCP tool call failed", "tool", name, "session_id", t.ss.ID, "error", err.Error())
-			return nil, errInternal
-		}
-		body, err := json.Marshal(out)
+		body, extra, isError, err := s.run(ctx, t, name, req.Params.Arguments)
 		if err != nil {
 			return nil, err
 		}
 		res := &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
 			StructuredContent: json.RawMessage(body),
-			IsError:           !out.OK,
+			IsError:           isError,
 		}
-		if r, ok := out.Result.(*execute.MCPResult); ok {
-			// An upstream MCP server's images, audio and resources follow
-			// the JSON text as content blocks of their own, for clients that
-			// show them.
-			for _, c := range r.Content {
-				if _, text := c.(*mcp.TextContent); !text {
-					res.Content = append(res.Content, c)
-				}
-			}
-		}
+		// An upstream MCP server's images, audio and resources follow the
+		// JSON text as content blocks of their own, for clients that show
+		// them.
+		res.Content = append(res.Content, extra...)
 		return res, nil
 	}
+}
+
+// run runs a session tool and encodes its outcome once: the same bytes are
+// the text content and the structured content of the MCP result, extra are
+// an upstream MCP server's non-text content blocks (images, audio,
+// resources) that follow the text, and isError is a refusal. An error is for the JSON-RPC error answer: a
+// caller's (apierr) as it is, anything else (a database error) logged and
+// replaced by errInternal, as on REST. The SDK path (callTool) and the
+// direct path (serveCall) both answer from here.
+func (s *Server) run(ctx context.Context, t target, name string, args json.RawMessage) (body []byte, extra []mcp.Content, isError bool, err error) {
+	out, err := s.sessions.Call(ctx, t.tenant, t.ss, t.scope, name, args)
+	if err != nil {
+		if _, ok := apierr.As(err); ok {
+			return nil, nil, false, err // written for the caller
+		}
+		s.log.ErrorContext(ctx, "MCP tool call failed", "tool", name, "session_id", t.ss.ID, "error", err.Error())
+		return nil, nil, false, errInternal
+	}
+	body, err = json.Marshal(out)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if r, ok := out.Result.(*execute.MCPResult); ok {
+		for _, c := range r.Content {
+			if _, text := c.(*mcp.TextContent); !text {
+				extra = append(extra, c)
+			}
+		}
+	}
+	return body, extra, !out.OK, nil
 }
 
 type sessionError string

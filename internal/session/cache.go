@@ -30,13 +30,20 @@ type scopeKey struct {
 
 // caches keep what a session call would otherwise recompute on every call:
 // scopes (a walk over every tool of the catalog), the compacted input
-// schemas search results show, and tools' schemas converted for OpenAI's
-// strict mode. All are read-only once stored, and a changed catalog or
+// schemas search results show, tools' schemas converted for OpenAI's
+// strict mode, and tools' input schemas decoded for normalizeArgs. All are read-only once stored, and a changed catalog or
 // schema makes a new key, so nothing needs invalidating.
 type caches struct {
 	scopes  *lru.Cache[scopeKey, *Scope]
 	schemas *lru.Cache[*catalog.Tool, json.RawMessage]
 	strict  *lru.Cache[string, json.RawMessage] // schema text -> strict schema
+	parsed  *lru.Cache[*catalog.Tool, parsedSchema]
+}
+
+// parsedSchema is a tool's input schema decoded, with its $defs, for
+// normalizeArgs (which only reads it).
+type parsedSchema struct {
+	schema, defs map[string]any
 }
 
 func newCaches() caches {
@@ -44,6 +51,7 @@ func newCaches() caches {
 		scopes:  lru.New[scopeKey, *Scope](maxScopes),
 		schemas: lru.New[*catalog.Tool, json.RawMessage](maxSchemas),
 		strict:  lru.New[string, json.RawMessage](maxStrictSchemas),
+		parsed:  lru.New[*catalog.Tool, parsedSchema](maxSchemas),
 	}
 }
 
@@ -62,6 +70,19 @@ func (c *caches) schema(t *catalog.Tool) json.RawMessage {
 	b := compactSchema(json.RawMessage(t.InputSchema))
 	c.schemas.Put(t, b)
 	return b
+}
+
+// parsedSchema returns a tool's input schema decoded, instead of decoding
+// it on every call of the tool.
+func (c *caches) parsedSchema(t *catalog.Tool) parsedSchema {
+	if p, ok := c.parsed.Get(t); ok {
+		return p
+	}
+	var p parsedSchema
+	_ = json.Unmarshal(t.InputSchema, &p.schema)
+	p.defs, _ = p.schema["$defs"].(map[string]any)
+	c.parsed.Put(t, p)
+	return p
 }
 
 // strictOf returns a schema converted for strict mode (StrictSchema).

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -185,7 +186,7 @@ func (s *Service) runAction(ctx context.Context, tn tenant.Tenant, ss *Session, 
 		}
 		return refuse("not_in_scope", "%s is not an action of this session", id), nil
 	}
-	input, err := normalizeInput(tool, input)
+	decoded, err := s.normalizeInput(tool, input)
 	if err != nil {
 		return invalidArgs(apierr.Issue{Code: apierr.IssueInvalidType, Path: []any{"input"}, Message: "must be an object"}), nil
 	}
@@ -194,25 +195,46 @@ func (s *Service) runAction(ctx context.Context, tn tenant.Tenant, ss *Session, 
 	if pref == "" {
 		pref = ss.Spec.Accounts[connector]
 	}
-	res, err := s.exec.Execute(ctx, tn, execute.Call{ToolID: id, Input: input, UserID: ss.Spec.UserID,
-		AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref})
+	call := execute.Call{ToolID: id, Input: input, UserID: ss.Spec.UserID,
+		AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref}
+	// An object goes to execute decoded, to be validated as it is; anything
+	// else goes as sent, for execute's own answer to a non-object input.
+	if m, ok := decoded.(map[string]any); ok {
+		call.Input, call.Decoded = nil, m
+	}
+	res, err := s.exec.Execute(ctx, tn, call)
 	return s.outcome(ctx, tn, ss, connector, res, err)
 }
 
-// normalizeInput drops nulls of optional fields and decodes strict-mode
-// JSON strings, against the tool's original schema.
-func normalizeInput(tool *catalog.Tool, raw json.RawMessage) (json.RawMessage, error) {
+// normalizeInput decodes a tool input once, as execute decodes one
+// (numbers as json.Number), drops nulls of optional fields and decodes
+// strict-mode JSON strings, against the tool's original schema. A missing
+// or null input is {}.
+func (s *Service) normalizeInput(tool *catalog.Tool, raw json.RawMessage) (any, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return json.RawMessage(`{}`), nil
+		return map[string]any{}, nil
 	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	v, err := decodeJSON(raw)
+	if err != nil {
 		return nil, err
 	}
-	var schema map[string]any
-	_ = json.Unmarshal(tool.InputSchema, &schema)
-	defs, _ := schema["$defs"].(map[string]any)
-	return json.Marshal(normalizeArgs(schema, defs, v))
+	schema := s.cache.parsedSchema(tool)
+	return normalizeArgs(schema.schema, schema.defs, v), nil
+}
+
+// decodeJSON decodes one JSON value with numbers as json.Number, as
+// execute validates and sends them.
+func decodeJSON(raw []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("session: data after the JSON value")
+	}
+	return v, nil
 }
 
 // outcome maps an execution's error to a refusal a model can act on;

@@ -316,8 +316,7 @@ func normalizeArgs(schema map[string]any, defs map[string]any, v any) any {
 		_, hasProps := schema["properties"]
 		_, hasItems := schema["items"]
 		if (typ == "object" && !hasProps) || (typ == "array" && !hasItems) || (typ == "" && schema["anyOf"] == nil && schema["enum"] == nil) {
-			var decoded any
-			if json.Unmarshal([]byte(x), &decoded) == nil {
+			if decoded, err := decodeJSON([]byte(x)); err == nil {
 				switch decoded.(type) {
 				case map[string]any, []any:
 					return decoded
