@@ -72,7 +72,11 @@ func (p *Page) afterTokenCall(ctx context.Context, c *catalog.Connector, a *cata
 	if err != nil {
 		return nil, fmt.Errorf("connect: after-token request: %w", err)
 	}
-	req.Header.Set("Authorization", "Bearer "+accessToken)
+	format := a.TokenFormat
+	if format == "" {
+		format = "Bearer {value}"
+	}
+	req.Header.Set("Authorization", strings.Replace(format, "{value}", accessToken, 1))
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "Switchboard/1")
 	resp, err := p.Guard.Connector(c.ID).Client().Do(req)

@@ -18,12 +18,13 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-// signInHosts are the real hosts of the four connectors whose sign-in
+// signInHosts are the real hosts of the connectors whose sign-in
 // hands over account values; the test catalog sends each to the fake
 // under a path prefix of the host's name, so the fake sees which host a
 // request was meant for.
 var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", "quickbooks.api.intuit.com",
-	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com"}
+	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com",
+	"login.mailchimp.com", "{dc}.api.mailchimp.com"}
 
 // signInCall is one request the fake provider received.
 type signInCall struct {
@@ -33,7 +34,7 @@ type signInCall struct {
 	Form         url.Values
 }
 
-// signInFake stands for Intuit, Atlassian and Xero: token endpoints that
+// signInFake stands for Intuit, Atlassian, Xero and Mailchimp: token endpoints that
 // check the exchange each provider documents, the calls that name an
 // account's site or tenant, and the APIs, recording every request.
 type signInFake struct {
@@ -58,8 +59,16 @@ func newSignInFake(t *testing.T) *signInFake {
 		f.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
-		case "/oauth.platform.intuit.com/oauth2/v1/tokens/bearer", "/auth.atlassian.com/oauth/token", "/identity.xero.com/connect/token":
+		case "/oauth.platform.intuit.com/oauth2/v1/tokens/bearer", "/auth.atlassian.com/oauth/token", "/identity.xero.com/connect/token",
+			"/login.mailchimp.com/oauth2/token":
 			f.token(w, r)
+		case "/login.mailchimp.com/oauth2/metadata":
+			// Mailchimp documents this call with an OAuth, not a Bearer, prefix.
+			if r.Header.Get("Authorization") != "OAuth at-mailchimp" {
+				w.WriteHeader(401)
+				return
+			}
+			_, _ = io.WriteString(w, `{"dc":"us21","role":"owner","accountname":"Acme","api_endpoint":"https://us21.api.mailchimp.com"}`)
 		case "/api.atlassian.com/oauth/token/accessible-resources":
 			f.bearer(w, r, f.sites)
 		case "/api.xero.com/connections":
@@ -74,9 +83,10 @@ func newSignInFake(t *testing.T) *signInFake {
 
 // token answers a code exchange done the way the provider documents it:
 // the code, the redirect URI, the client in a basic header (Intuit, Xero)
-// or in the body (Atlassian), and the PKCE verifier where one was sent.
+// or in the body (Atlassian, Mailchimp), and the PKCE verifier where one was sent.
 func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
-	conn := map[string]string{"/oauth.platform.intuit.com": "quickbooks", "/auth.atlassian.com/": "atlassian", "/identity.xero.com/": "xero"}
+	conn := map[string]string{"/oauth.platform.intuit.com": "quickbooks", "/auth.atlassian.com/": "atlassian", "/identity.xero.com/": "xero",
+		"/login.mailchimp.com/": "mailchimp"}
 	who := ""
 	for prefix, name := range conn {
 		if strings.HasPrefix(r.URL.Path, prefix) {
@@ -93,7 +103,7 @@ func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
 	sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
 	if r.PostForm.Get("grant_type") != "authorization_code" || r.PostForm.Get("code") == "" ||
 		r.PostForm.Get("redirect_uri") != "http://sb.test/api/oauth/callback" || id != "cid" || secret != "csecret" ||
-		basic != (who != "atlassian") || (pkce && base64.RawURLEncoding.EncodeToString(sum[:]) != challenge) ||
+		basic != (who != "atlassian" && who != "mailchimp") || (pkce && base64.RawURLEncoding.EncodeToString(sum[:]) != challenge) ||
 		(!pkce && r.PostForm.Get("code_verifier") != "") {
 		w.WriteHeader(400)
 		_, _ = io.WriteString(w, `{"error":"invalid_grant"}`)
@@ -123,12 +133,12 @@ func (f *signInFake) count() int {
 	return len(f.calls)
 }
 
-// signInCatalog is the built-in definitions of the four connectors, as
+// signInCatalog is the built-in definitions of those connectors, as
 // shipped, with each real host sent to the fake.
 func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 	t.Helper()
 	mfs := fstest.MapFS{}
-	for _, id := range []string{"quickbooks", "jira", "confluence", "xero"} {
+	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "mailchimp"} {
 		b, err := fs.ReadFile(builtin.FS, "connectors/"+id+".yaml")
 		if err != nil {
 			t.Fatal(err)
@@ -156,6 +166,7 @@ type signInCase struct {
 	// extraCall is the path of the call made with the new token, if any;
 	// identity the path of the call that labels the account, if any.
 	extraCall, identity string
+	extraAuth           string            // its Authorization header when not "Bearer at-…"
 	stored              map[string]string // connection fields the account keeps
 	tool                string            // first tool call
 	input               string
@@ -207,6 +218,15 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 		tool:      "xero_get_organisation", input: `{}`,
 		wantPath: "/api.xero.com/api.xro/2.0/Organisation",
 		wantHdr:  http.Header{"Xero-Tenant-Id": {"fe79f7dd-b6d4-4a92-ba7b-538af6289c58"}},
+	}, {
+		// The data centre comes from the metadata call, not the token.
+		connector: "mailchimp", authorize: "/login.mailchimp.com/oauth2/authorize",
+		params:    map[string]string{"response_type": "code"},
+		extraCall: "/login.mailchimp.com/oauth2/metadata", extraAuth: "OAuth at-mailchimp",
+		identity: "/us21.api.mailchimp.com/3.0/",
+		stored:   map[string]string{"dc": "us21"},
+		tool:     "mailchimp_list_audiences", input: `{}`,
+		wantPath: "/us21.api.mailchimp.com/3.0/lists",
 	}}
 	fake := newSignInFake(t)
 	f := setupWith(t, sqliteDB, signInCatalog(t, fake), fake.srv)
@@ -255,8 +275,9 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 				t.Fatalf("first call after the callback is not the token exchange: %+v", calls)
 			}
 			if c.extraCall != "" {
+				auth := calls[min(1, len(calls)-1)].Header.Get("Authorization")
 				if len(calls) < 2 || calls[1].Method != "GET" || calls[1].Path != c.extraCall ||
-					!strings.HasPrefix(calls[1].Header.Get("Authorization"), "Bearer at-") {
+					c.extraAuth == "" && !strings.HasPrefix(auth, "Bearer at-") || c.extraAuth != "" && auth != c.extraAuth {
 					t.Fatalf("the call after the token exchange: %+v", calls[1:])
 				}
 			}
