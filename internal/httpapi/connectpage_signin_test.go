@@ -24,7 +24,7 @@ import (
 // request was meant for.
 var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", "quickbooks.api.intuit.com",
 	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com",
-	"login.mailchimp.com", "{dc}.api.mailchimp.com"}
+	"login.mailchimp.com", "{dc}.api.mailchimp.com", "{loginHost}", "{instanceUrl}"}
 
 // signInCall is one request the fake provider received.
 type signInCall struct {
@@ -42,12 +42,13 @@ type signInFake struct {
 	mu         sync.Mutex
 	calls      []signInCall
 	challenges map[string]string // code -> PKCE challenge
-	// sites and tenants are the answers of the Atlassian and Xero calls.
-	sites, tenants string
+	// sites and tenants are the answers of the Atlassian and Xero calls;
+	// instanceURL is the instance_url of Salesforce's token response.
+	sites, tenants, instanceURL string
 }
 
 func newSignInFake(t *testing.T) *signInFake {
-	f := &signInFake{challenges: map[string]string{},
+	f := &signInFake{challenges: map[string]string{}, instanceURL: "https://acme.my.salesforce.com",
 		sites: `[{"id":"cloud-other","url":"https://other.atlassian.net","name":"Other"},` +
 			`{"id":"cloud-acme","url":"https://acme.atlassian.net","name":"Acme"}]`,
 		tenants: `[{"tenantId":"00000000-0000-0000-0000-00000000000a","tenantType":"PRACTICE","tenantName":"Practice"},` +
@@ -60,7 +61,7 @@ func newSignInFake(t *testing.T) *signInFake {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
 		case "/oauth.platform.intuit.com/oauth2/v1/tokens/bearer", "/auth.atlassian.com/oauth/token", "/identity.xero.com/connect/token",
-			"/login.mailchimp.com/oauth2/token":
+			"/login.mailchimp.com/oauth2/token", "/test.salesforce.com/services/oauth2/token", "/login.salesforce.com/services/oauth2/token":
 			f.token(w, r)
 		case "/login.mailchimp.com/oauth2/metadata":
 			// Mailchimp documents this call with an OAuth, not a Bearer, prefix.
@@ -86,7 +87,7 @@ func newSignInFake(t *testing.T) *signInFake {
 // or in the body (Atlassian, Mailchimp), and the PKCE verifier where one was sent.
 func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
 	conn := map[string]string{"/oauth.platform.intuit.com": "quickbooks", "/auth.atlassian.com/": "atlassian", "/identity.xero.com/": "xero",
-		"/login.mailchimp.com/": "mailchimp"}
+		"/login.mailchimp.com/": "mailchimp", "/test.salesforce.com/": "salesforce", "/login.salesforce.com/": "salesforce"}
 	who := ""
 	for prefix, name := range conn {
 		if strings.HasPrefix(r.URL.Path, prefix) {
@@ -103,13 +104,19 @@ func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
 	sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
 	if r.PostForm.Get("grant_type") != "authorization_code" || r.PostForm.Get("code") == "" ||
 		r.PostForm.Get("redirect_uri") != "http://sb.test/api/oauth/callback" || id != "cid" || secret != "csecret" ||
-		basic != (who != "atlassian" && who != "mailchimp") || (pkce && base64.RawURLEncoding.EncodeToString(sum[:]) != challenge) ||
+		basic != (who == "quickbooks" || who == "xero") || (pkce && base64.RawURLEncoding.EncodeToString(sum[:]) != challenge) ||
 		(!pkce && r.PostForm.Get("code_verifier") != "") {
 		w.WriteHeader(400)
 		_, _ = io.WriteString(w, `{"error":"invalid_grant"}`)
 		return
 	}
-	_, _ = io.WriteString(w, `{"access_token":"at-`+who+`","refresh_token":"rt","token_type":"Bearer","expires_in":3600}`)
+	extra := ""
+	if who == "salesforce" {
+		f.mu.Lock()
+		extra = `,"instance_url":"` + f.instanceURL + `"`
+		f.mu.Unlock()
+	}
+	_, _ = io.WriteString(w, `{"access_token":"at-`+who+`","refresh_token":"rt","token_type":"Bearer","expires_in":3600`+extra+`}`)
 }
 
 func (f *signInFake) bearer(w http.ResponseWriter, r *http.Request, body string) {
@@ -138,7 +145,7 @@ func (f *signInFake) count() int {
 func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 	t.Helper()
 	mfs := fstest.MapFS{}
-	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "mailchimp"} {
+	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "mailchimp", "salesforce"} {
 		b, err := fs.ReadFile(builtin.FS, "connectors/"+id+".yaml")
 		if err != nil {
 			t.Fatal(err)
@@ -147,6 +154,10 @@ func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 		for _, h := range signInHosts {
 			s = strings.ReplaceAll(s, "https://"+h, fake.srv.URL+"/"+h)
 		}
+		// Salesforce's login host is typed, so its client may go only to the
+		// allowed hosts: here the fake's.
+		s = strings.ReplaceAll(s, `allowedHosts: [login.salesforce.com, test.salesforce.com, "*.my.salesforce.com"]`,
+			`allowedHosts: ["`+strings.TrimPrefix(fake.srv.URL, "https://")+`"]`)
 		mfs["connectors/"+id+".yaml"] = &fstest.MapFile{Data: []byte(s)}
 		mfs["logos/"+id+".svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
 	}
@@ -227,6 +238,14 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 		stored:   map[string]string{"dc": "us21"},
 		tool:     "mailchimp_list_audiences", input: `{}`,
 		wantPath: "/us21.api.mailchimp.com/3.0/lists",
+	}, {
+		// A sandbox: the login host typed, the instance from the token response.
+		connector: "salesforce", typed: `{"loginHost":"test.salesforce.com"}`, authorize: "/test.salesforce.com/services/oauth2/authorize", pkce: true,
+		params:   map[string]string{"scope": "api refresh_token", "response_type": "code"},
+		identity: "/acme.my.salesforce.com/services/data/v67.0/chatter/users/me",
+		stored:   map[string]string{"loginHost": "test.salesforce.com", "instanceUrl": "acme.my.salesforce.com"},
+		tool:     "salesforce_query_records", input: `{"q":"SELECT Id FROM Account"}`,
+		wantPath: "/acme.my.salesforce.com/services/data/v67.0/query",
 	}}
 	fake := newSignInFake(t)
 	f := setupWith(t, sqliteDB, signInCatalog(t, fake), fake.srv)
@@ -321,14 +340,16 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 
 // TestConnect_SignInWithoutAccountValues_StoresNothing: a sign-in whose
 // provider does not name the account (no realmId on the redirect, no
-// granted site matching the one typed, no organisation among the tenants)
+// granted site matching the one typed, no organisation among the tenants,
+// a Salesforce instance_url that is not a host name)
 // answers a page that says what to do, and stores nothing.
 func TestConnect_SignInWithoutAccountValues_StoresNothing(t *testing.T) {
 	t.Parallel()
 	fake := newSignInFake(t)
 	fake.tenants = `[{"tenantId":"00000000-0000-0000-0000-00000000000a","tenantType":"PRACTICE"}]`
+	fake.instanceURL = "https://acme.my.salesforce.com.evil.example:8443/x"
 	f := setupWith(t, sqliteDB, signInCatalog(t, fake), fake.srv)
-	for _, id := range []string{"quickbooks", "jira", "xero"} {
+	for _, id := range []string{"quickbooks", "jira", "xero", "salesforce"} {
 		addOAuthClient(t, f, id)
 	}
 	for _, c := range []struct{ connector, typed, redirect, want string }{
@@ -336,6 +357,7 @@ func TestConnect_SignInWithoutAccountValues_StoresNothing(t *testing.T) {
 		{"quickbooks", `{}`, "&realmId=not-a-number", "does not recognise"},
 		{"jira", `{"site":"nope"}`, "", "matches what you typed (https://nope.atlassian.net)"},
 		{"xero", `{}`, "", "access to no Xero account it can act on"},
+		{"salesforce", `{}`, "", "sent a Salesforce instance host with the token that Switchboard does not recognise"},
 	} {
 		token := f.link(t, `{"userId":"ann","connectors":["`+c.connector+`"]}`)
 		authURL, cookie := f.authorize(t, token, `{"authConfigId":"`+oauthConfigID(t, f, token)+`","fields":`+c.typed+`}`)
