@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -24,7 +25,8 @@ import (
 // request was meant for.
 var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", "quickbooks.api.intuit.com",
 	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com",
-	"login.mailchimp.com", "{dc}.api.mailchimp.com", "{loginHost}", "{instanceUrl}"}
+	"login.mailchimp.com", "{dc}.api.mailchimp.com", "{loginHost}", "{instanceUrl}",
+	"login.microsoftonline.com", "graph.microsoft.com"}
 
 // signInCall is one request the fake provider received.
 type signInCall struct {
@@ -61,7 +63,8 @@ func newSignInFake(t *testing.T) *signInFake {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
 		case "/oauth.platform.intuit.com/oauth2/v1/tokens/bearer", "/auth.atlassian.com/oauth/token", "/identity.xero.com/connect/token",
-			"/login.mailchimp.com/oauth2/token", "/test.salesforce.com/services/oauth2/token", "/login.salesforce.com/services/oauth2/token":
+			"/login.mailchimp.com/oauth2/token", "/test.salesforce.com/services/oauth2/token", "/login.salesforce.com/services/oauth2/token",
+			"/login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token", "/login.microsoftonline.com/common/oauth2/v2.0/token":
 			f.token(w, r)
 		case "/login.mailchimp.com/oauth2/metadata":
 			// Mailchimp documents this call with an OAuth, not a Bearer, prefix.
@@ -87,7 +90,8 @@ func newSignInFake(t *testing.T) *signInFake {
 // or in the body (Atlassian, Mailchimp), and the PKCE verifier where one was sent.
 func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
 	conn := map[string]string{"/oauth.platform.intuit.com": "quickbooks", "/auth.atlassian.com/": "atlassian", "/identity.xero.com/": "xero",
-		"/login.mailchimp.com/": "mailchimp", "/test.salesforce.com/": "salesforce", "/login.salesforce.com/": "salesforce"}
+		"/login.mailchimp.com/": "mailchimp", "/test.salesforce.com/": "salesforce", "/login.salesforce.com/": "salesforce",
+		"/login.microsoftonline.com/": "microsoft"}
 	who := ""
 	for prefix, name := range conn {
 		if strings.HasPrefix(r.URL.Path, prefix) {
@@ -140,12 +144,14 @@ func (f *signInFake) count() int {
 	return len(f.calls)
 }
 
+var allowedHostsLine = regexp.MustCompile(`allowedHosts: \[.*\]`)
+
 // signInCatalog is the built-in definitions of those connectors, as
 // shipped, with each real host sent to the fake.
 func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 	t.Helper()
 	mfs := fstest.MapFS{}
-	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "mailchimp", "salesforce"} {
+	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "mailchimp", "salesforce", "microsoft_teams", "outlook"} {
 		b, err := fs.ReadFile(builtin.FS, "connectors/"+id+".yaml")
 		if err != nil {
 			t.Fatal(err)
@@ -154,10 +160,9 @@ func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 		for _, h := range signInHosts {
 			s = strings.ReplaceAll(s, "https://"+h, fake.srv.URL+"/"+h)
 		}
-		// Salesforce's login host is typed, so its client may go only to the
-		// allowed hosts: here the fake's.
-		s = strings.ReplaceAll(s, `allowedHosts: [login.salesforce.com, test.salesforce.com, "*.my.salesforce.com"]`,
-			`allowedHosts: ["`+strings.TrimPrefix(fake.srv.URL, "https://")+`"]`)
+		// A typed login host or tenant (Salesforce, Microsoft) keeps the
+		// client to the allowed hosts: here the fake's.
+		s = allowedHostsLine.ReplaceAllString(s, `allowedHosts: ["`+strings.TrimPrefix(fake.srv.URL, "https://")+`"]`)
 		mfs["connectors/"+id+".yaml"] = &fstest.MapFile{Data: []byte(s)}
 		mfs["logos/"+id+".svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
 	}
@@ -246,6 +251,25 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 		stored:   map[string]string{"loginHost": "test.salesforce.com", "instanceUrl": "acme.my.salesforce.com"},
 		tool:     "salesforce_query_records", input: `{"q":"SELECT Id FROM Account"}`,
 		wantPath: "/acme.my.salesforce.com/services/data/v67.0/query",
+	}, {
+		// An app registered for one organisation signs in at its tenant.
+		connector: "microsoft_teams", typed: `{"tenant":"contoso.onmicrosoft.com"}`, pkce: true,
+		authorize: "/login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize",
+		params: map[string]string{"response_type": "code", "scope": "offline_access User.Read Team.ReadBasic.All Channel.ReadBasic.All Channel.Create " +
+			"ChannelMessage.Send ChannelMessage.Read.All Chat.ReadWrite TeamMember.Read.All ChannelMember.Read.All Channel.Delete.All"},
+		identity: "/graph.microsoft.com/v1.0/me",
+		stored:   map[string]string{"tenant": "contoso.onmicrosoft.com"},
+		tool:     "microsoft_teams_list_joined_teams", input: `{}`,
+		wantPath: "/graph.microsoft.com/v1.0/me/joinedTeams",
+	}, {
+		// Nothing typed: common, for work, school and personal accounts.
+		connector: "outlook", typed: `{}`, pkce: true,
+		authorize: "/login.microsoftonline.com/common/oauth2/v2.0/authorize",
+		params:    map[string]string{"scope": "offline_access User.Read Mail.ReadWrite Mail.Send Calendars.ReadWrite Contacts.ReadWrite"},
+		identity:  "/graph.microsoft.com/v1.0/me",
+		stored:    map[string]string{"tenant": "common"},
+		tool:      "outlook_get_profile", input: `{}`,
+		wantPath: "/graph.microsoft.com/v1.0/me",
 	}}
 	fake := newSignInFake(t)
 	f := setupWith(t, sqliteDB, signInCatalog(t, fake), fake.srv)
