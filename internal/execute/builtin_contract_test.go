@@ -47,6 +47,13 @@ func TestBuiltInTools_ProviderContract(t *testing.T) {
 			method: "POST", host: "api.cloudflare.com", path: "/client/v4/zones/v-zoneid/dns_records", body: []string{"type", "name", "data"}, noBody: []string{"content"}},
 		{tool: "cloudflare_create_dns_record", input: map[string]any{"type": "A", "content": "192.0.2.1", "data": nil},
 			method: "POST", host: "api.cloudflare.com", path: "/client/v4/zones/v-zoneid/dns_records", body: []string{"type", "name", "content"}, noBody: []string{"data"}},
+		// Intercom answers a workspace only on its data-hosting region's host.
+		{tool: "intercom_get_contact", cred: map[string]any{"host": "api.eu.intercom.io"}, input: map[string]any{"contact_id": "63a07ddf05a32042dffac965"},
+			method: "GET", host: "api.eu.intercom.io", path: "/contacts/63a07ddf05a32042dffac965", header: map[string]string{"Intercom-Version": "2.16"}},
+		{tool: "intercom_list_admins", cred: map[string]any{"host": "api.au.intercom.io"}, method: "GET", host: "api.au.intercom.io", path: "/admins"},
+		// Salesforce: REST API v67.0 on the instance host of the token response.
+		{tool: "salesforce_query_records", cred: map[string]any{"instanceUrl": "acme.my.salesforce.com"}, method: "GET", host: "acme.my.salesforce.com",
+			path: "/services/data/v67.0/query", query: []string{"q"}},
 	}
 	for _, tc := range cases {
 		tool, ok := cat.Tool(tc.tool)
