@@ -54,6 +54,8 @@ func TestBuiltInTools_ProviderContract(t *testing.T) {
 		// Salesforce: REST API v67.0 on the instance host of the token response.
 		{tool: "salesforce_query_records", cred: map[string]any{"instanceUrl": "acme.my.salesforce.com"}, method: "GET", host: "acme.my.salesforce.com",
 			path: "/services/data/v67.0/query", query: []string{"q"}},
+		// monday.com: 2026-10 removed User fields; every call pins the version.
+		{tool: "monday_list_users", method: "POST", host: "api.monday.com", path: "/v2", header: map[string]string{"API-Version": "2026-10"}, body: []string{"query"}},
 	}
 	for _, tc := range cases {
 		tool, ok := cat.Tool(tc.tool)
