@@ -56,6 +56,8 @@ func TestBuiltInTools_ProviderContract(t *testing.T) {
 			path: "/services/data/v67.0/query", query: []string{"q"}},
 		// monday.com: 2026-10 removed User fields; every call pins the version.
 		{tool: "monday_list_users", method: "POST", host: "api.monday.com", path: "/v2", header: map[string]string{"API-Version": "2026-10"}, body: []string{"query"}},
+		// Stripe: the API version the tools were checked against, not the account's default.
+		{tool: "stripe_list_customers", method: "GET", host: "api.stripe.com", path: "/v1/customers", header: map[string]string{"Stripe-Version": "2026-08-26.dahlia"}},
 	}
 	for _, tc := range cases {
 		tool, ok := cat.Tool(tc.tool)
