@@ -58,6 +58,9 @@ func TestBuiltInTools_ProviderContract(t *testing.T) {
 		{tool: "monday_list_users", method: "POST", host: "api.monday.com", path: "/v2", header: map[string]string{"API-Version": "2026-10"}, body: []string{"query"}},
 		// Stripe: the API version the tools were checked against, not the account's default.
 		{tool: "stripe_list_customers", method: "GET", host: "api.stripe.com", path: "/v1/customers", header: map[string]string{"Stripe-Version": "2026-08-26.dahlia"}},
+		// SendGrid: EU-region accounts are served on their own host.
+		{tool: "sendgrid_list_templates", cred: map[string]any{"host": "api.eu.sendgrid.com"}, method: "GET", host: "api.eu.sendgrid.com", path: "/v3/templates"},
+		{tool: "sendgrid_list_templates", cred: map[string]any{"host": "api.sendgrid.com"}, method: "GET", host: "api.sendgrid.com", path: "/v3/templates"},
 	}
 	for _, tc := range cases {
 		tool, ok := cat.Tool(tc.tool)
