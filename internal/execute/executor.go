@@ -253,6 +253,7 @@ func (e *Executor) open(conn store.Connection, con *catalog.Connector) (store.Co
 	if err != nil {
 		return conn, cred, nil, err
 	}
+	fieldDefaults(con, &cred)
 	// An auth method may serve its accounts on a base URL of its own
 	// (Atlassian OAuth apps call api.atlassian.com with a cloud id).
 	tmpl := con.API.BaseURL
