@@ -61,6 +61,8 @@ func TestBuiltInTools_ProviderContract(t *testing.T) {
 		// SendGrid: EU-region accounts are served on their own host.
 		{tool: "sendgrid_list_templates", cred: map[string]any{"host": "api.eu.sendgrid.com"}, method: "GET", host: "api.eu.sendgrid.com", path: "/v3/templates"},
 		{tool: "sendgrid_list_templates", cred: map[string]any{"host": "api.sendgrid.com"}, method: "GET", host: "api.sendgrid.com", path: "/v3/templates"},
+		// PagerDuty: an EU service region account has its own API host.
+		{tool: "pagerduty_list_services", cred: map[string]any{"host": "api.eu.pagerduty.com"}, method: "GET", host: "api.eu.pagerduty.com", path: "/services"},
 	}
 	for _, tc := range cases {
 		tool, ok := cat.Tool(tc.tool)
