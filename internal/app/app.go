@@ -2,11 +2,11 @@
 // every constructor (store, key ring, catalog, outbound guard, the feature
 // services, the MCP server and the HTTP API); Run supervises the background
 // jobs and the listeners; Close shuts everything down in one written order.
-// `switchboard serve`, the HTTP API tests and the benchmark all build the
-// application here, so they run the same wiring.
+// `switchboard serve` and the HTTP API tests build the application here, so
+// they run the same wiring; the benchmark runs the serve binary itself.
 //
 // Dependencies point one way: app imports the feature packages and httpapi,
-// nothing imports app but cli, tests and the benchmark.
+// nothing imports app but cli and tests.
 package app
 
 import (
@@ -50,7 +50,7 @@ type Options struct {
 	// the built-in catalog.
 	CatalogFS fs.FS
 	// AllowLoopback lets outbound requests of every purpose reach
-	// 127.0.0.1 and ::1, where tests and the benchmark run fake providers.
+	// 127.0.0.1 and ::1, where tests run fake providers.
 	AllowLoopback bool
 	// RootCAs, when set, are the only TLS roots outbound requests trust
 	// (the certificates of fake providers).
@@ -66,8 +66,8 @@ type Options struct {
 	MaxConns int
 }
 
-// App is the built application. Its fields are the parts, for the tests and
-// the benchmark to set up data with; only New assigns them.
+// App is the built application. Its fields are the parts, for the tests to
+// set up data with; only New assigns them.
 type App struct {
 	// Config is the configuration the application was built from.
 	Config *config.Config

@@ -47,6 +47,30 @@ func TestBuiltInTools_ProviderContract(t *testing.T) {
 			method: "POST", host: "api.cloudflare.com", path: "/client/v4/zones/v-zoneid/dns_records", body: []string{"type", "name", "data"}, noBody: []string{"content"}},
 		{tool: "cloudflare_create_dns_record", input: map[string]any{"type": "A", "content": "192.0.2.1", "data": nil},
 			method: "POST", host: "api.cloudflare.com", path: "/client/v4/zones/v-zoneid/dns_records", body: []string{"type", "name", "content"}, noBody: []string{"data"}},
+		// HubSpot versions by date since 2026-03; the /crm/v3 and /crm/v4 paths are legacy (v4 support ends 2027-03-30).
+		{tool: "hubspot_search_contacts", method: "POST", host: "api.hubapi.com", path: "/crm/objects/2026-09/contacts/search"},
+		{tool: "hubspot_create_association", input: map[string]any{"fromObjectType": "contacts", "fromObjectId": "1", "toObjectType": "companies", "toObjectId": "2"},
+			method: "PUT", host: "api.hubapi.com", path: "/crm/objects/2026-09/contacts/1/associations/default/companies/2"},
+		// Notion 2025-09-03 split databases into data sources; 2026-03-11 renamed archived and after.
+		{tool: "notion_query_database", method: "POST", host: "api.notion.com", path: "/v1/data_sources/v-datasourceid/query",
+			header: map[string]string{"Notion-Version": "2026-03-11"}, query: []string{"filter_properties"}, body: []string{"filter", "sorts", "page_size"}, noBody: []string{"data_source_id", "filter_properties"}},
+		{tool: "notion_get_data_source", method: "GET", host: "api.notion.com", path: "/v1/data_sources/v-datasourceid"},
+		{tool: "notion_update_data_source", method: "PATCH", host: "api.notion.com", path: "/v1/data_sources/v-datasourceid", body: []string{"properties", "title"}},
+		{tool: "notion_create_database", method: "POST", host: "api.notion.com", path: "/v1/databases", body: []string{"parent", "title", "initial_data_source"}, noBody: []string{"properties"}},
+		{tool: "notion_update_database", method: "PATCH", host: "api.notion.com", path: "/v1/databases/v-databaseid", body: []string{"title", "description"}, noBody: []string{"properties"}},
+		{tool: "notion_archive_page", method: "PATCH", host: "api.notion.com", path: "/v1/pages/v-pageid", body: []string{"in_trash"}, noBody: []string{"archived"}},
+		{tool: "notion_append_block_children", method: "PATCH", host: "api.notion.com", path: "/v1/blocks/v-blockid/children", body: []string{"children", "position"}, noBody: []string{"after"}},
+		// Pipedrive v1 deals, persons, organizations and activities are out of support since 2026-08-01; v2 pages by cursor.
+		{tool: "pipedrive_list_deals", method: "GET", host: "api.pipedrive.com", path: "/api/v2/deals", header: map[string]string{"X-Api-Token": "key-pipedrive"},
+			query: []string{"cursor", "owner_id", "sort_by"}, noQuery: []string{"start", "user_id", "api_token"}},
+		{tool: "pipedrive_update_deal", input: map[string]any{"id": 42.0}, method: "PATCH", host: "api.pipedrive.com", path: "/api/v2/deals/42", body: []string{"stage_id", "owner_id"}, noBody: []string{"id", "user_id"}},
+		{tool: "pipedrive_create_person", method: "POST", host: "api.pipedrive.com", path: "/api/v2/persons", body: []string{"name", "emails", "phones"}, noBody: []string{"email", "phone"}},
+		{tool: "pipedrive_search_organizations", method: "GET", host: "api.pipedrive.com", path: "/api/v2/organizations/search", query: []string{"term", "cursor"}, noQuery: []string{"start"}},
+		{tool: "pipedrive_update_activity", input: map[string]any{"id": 7.0, "done": true}, method: "PATCH", host: "api.pipedrive.com", path: "/api/v2/activities/7", body: []string{"done", "owner_id"}},
+		{tool: "pipedrive_list_stages", method: "GET", host: "api.pipedrive.com", path: "/api/v2/stages", query: []string{"pipeline_id"}},
+		// Notes have no v2 yet.
+		{tool: "pipedrive_create_note", method: "POST", host: "api.pipedrive.com", path: "/api/v1/notes", body: []string{"content", "deal_id"}},
+		{tool: "notion_search", input: map[string]any{"filter": map[string]any{"property": "object", "value": "data_source"}}, method: "POST", host: "api.notion.com", path: "/v1/search", body: []string{"filter"}},
 		// Intercom answers a workspace only on its data-hosting region's host.
 		{tool: "intercom_get_contact", cred: map[string]any{"host": "api.eu.intercom.io"}, input: map[string]any{"contact_id": "63a07ddf05a32042dffac965"},
 			method: "GET", host: "api.eu.intercom.io", path: "/contacts/63a07ddf05a32042dffac965", header: map[string]string{"Intercom-Version": "2.16"}},

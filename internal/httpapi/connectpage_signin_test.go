@@ -19,14 +19,22 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-// signInHosts are the real hosts of the connectors whose sign-in
-// hands over account values; the test catalog sends each to the fake
-// under a path prefix of the host's name, so the fake sees which host a
-// request was meant for.
+// signInHosts are the real hosts of the connectors whose sign-in hands
+// over account values; the test catalog sends each to the fake under a
+// path prefix of the host's name, so the fake sees which host a request
+// was meant for. Pipedrive's API host comes from the token response
+// (api_domain), which the fake points at itself.
 var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", "quickbooks.api.intuit.com",
-	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com",
-	"login.mailchimp.com", "{dc}.api.mailchimp.com", "{loginHost}", "{instanceUrl}",
-	"login.microsoftonline.com", "graph.microsoft.com"}
+	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com", "oauth.pipedrive.com",
+	"api.notion.com", "airtable.com", "api.airtable.com", "www.dropbox.com", "api.dropboxapi.com",
+	"app.asana.com", "app.hubspot.com", "api.hubapi.com", "github.com", "api.github.com",
+	"accounts.google.com", "oauth2.googleapis.com", "www.googleapis.com",
+	"login.mailchimp.com", "{dc}.api.mailchimp.com", "{loginHost}", "{instanceUrl}", "login.microsoftonline.com", "graph.microsoft.com"}
+
+// pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
+// the test catalog widens it to the fake's host and port followed by the
+// company domain as a path prefix.
+const pipedriveDomainPattern = `"[a-z0-9][a-z0-9-]*\\.pipedrive\\.com"`
 
 // signInCall is one request the fake provider received.
 type signInCall struct {
@@ -36,7 +44,7 @@ type signInCall struct {
 	Form         url.Values
 }
 
-// signInFake stands for Intuit, Atlassian, Xero and Mailchimp: token endpoints that
+// signInFake stands for the providers of signInHosts: token endpoints that
 // check the exchange each provider documents, the calls that name an
 // account's site or tenant, and the APIs, recording every request.
 type signInFake struct {
@@ -63,6 +71,8 @@ func newSignInFake(t *testing.T) *signInFake {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
 		case "/oauth.platform.intuit.com/oauth2/v1/tokens/bearer", "/auth.atlassian.com/oauth/token", "/identity.xero.com/connect/token",
+			"/oauth.pipedrive.com/oauth/token", "/api.notion.com/v1/oauth/token", "/airtable.com/oauth2/v1/token", "/api.dropboxapi.com/oauth2/token",
+			"/app.asana.com/-/oauth_token", "/api.hubapi.com/oauth/v1/token", "/github.com/login/oauth/access_token", "/oauth2.googleapis.com/token",
 			"/login.mailchimp.com/oauth2/token", "/test.salesforce.com/services/oauth2/token", "/login.salesforce.com/services/oauth2/token",
 			"/login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token", "/login.microsoftonline.com/common/oauth2/v2.0/token":
 			f.token(w, r)
@@ -87,9 +97,11 @@ func newSignInFake(t *testing.T) *signInFake {
 
 // token answers a code exchange done the way the provider documents it:
 // the code, the redirect URI, the client in a basic header (Intuit, Xero)
-// or in the body (Atlassian, Mailchimp), and the PKCE verifier where one was sent.
+// or in the body (Atlassian), and the PKCE verifier where one was sent.
 func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
 	conn := map[string]string{"/oauth.platform.intuit.com": "quickbooks", "/auth.atlassian.com/": "atlassian", "/identity.xero.com/": "xero",
+		"/oauth.pipedrive.com/": "pipedrive", "/api.notion.com/": "notion", "/airtable.com/": "airtable", "/api.dropboxapi.com/": "dropbox",
+		"/app.asana.com/": "asana", "/api.hubapi.com/": "hubspot", "/github.com/": "github", "/oauth2.googleapis.com/": "google",
 		"/login.mailchimp.com/": "mailchimp", "/test.salesforce.com/": "salesforce", "/login.salesforce.com/": "salesforce",
 		"/login.microsoftonline.com/": "microsoft"}
 	who := ""
@@ -108,20 +120,30 @@ func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
 	sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
 	if r.PostForm.Get("grant_type") != "authorization_code" || r.PostForm.Get("code") == "" ||
 		r.PostForm.Get("redirect_uri") != "http://sb.test/api/oauth/callback" || id != "cid" || secret != "csecret" ||
-		basic != (who == "quickbooks" || who == "xero") || (pkce && base64.RawURLEncoding.EncodeToString(sum[:]) != challenge) ||
+		basic != !clientInBody[who] || (pkce && base64.RawURLEncoding.EncodeToString(sum[:]) != challenge) ||
 		(!pkce && r.PostForm.Get("code_verifier") != "") {
 		w.WriteHeader(400)
 		_, _ = io.WriteString(w, `{"error":"invalid_grant"}`)
 		return
 	}
 	extra := ""
+	if who == "pipedrive" {
+		// Pipedrive names the company's API host with every token.
+		extra = `,"api_domain":"` + f.srv.URL + `/acme.pipedrive.com"`
+	}
 	if who == "salesforce" {
+		// So does Salesforce, for the org's instance (instance_url).
 		f.mu.Lock()
 		extra = `,"instance_url":"` + f.instanceURL + `"`
 		f.mu.Unlock()
 	}
 	_, _ = io.WriteString(w, `{"access_token":"at-`+who+`","refresh_token":"rt","token_type":"Bearer","expires_in":3600`+extra+`}`)
 }
+
+// clientInBody are the providers that take the client id and secret in the
+// body of the code exchange; the others take a basic header.
+var clientInBody = map[string]bool{"atlassian": true, "asana": true, "hubspot": true, "github": true, "google": true,
+	"mailchimp": true, "salesforce": true, "microsoft": true}
 
 func (f *signInFake) bearer(w http.ResponseWriter, r *http.Request, body string) {
 	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer at-") {
@@ -146,12 +168,13 @@ func (f *signInFake) count() int {
 
 var allowedHostsLine = regexp.MustCompile(`allowedHosts: \[.*\]`)
 
-// signInCatalog is the built-in definitions of those connectors, as
+// signInCatalog is the built-in definitions of the connectors, as
 // shipped, with each real host sent to the fake.
 func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 	t.Helper()
 	mfs := fstest.MapFS{}
-	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "mailchimp", "salesforce", "microsoft_teams", "outlook"} {
+	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "pipedrive", "notion", "airtable", "dropbox",
+		"asana", "hubspot", "github", "google_calendar", "mailchimp", "salesforce", "microsoft_teams", "outlook"} {
 		b, err := fs.ReadFile(builtin.FS, "connectors/"+id+".yaml")
 		if err != nil {
 			t.Fatal(err)
@@ -160,9 +183,19 @@ func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 		for _, h := range signInHosts {
 			s = strings.ReplaceAll(s, "https://"+h, fake.srv.URL+"/"+h)
 		}
+		// Google scopes are URLs on an API host, but names, not addresses.
+		s = strings.ReplaceAll(s, fake.srv.URL+"/www.googleapis.com/auth/", "https://www.googleapis.com/auth/")
+		if id == "pipedrive" {
+			if !strings.Contains(s, pipedriveDomainPattern) {
+				t.Fatalf("pipedrive.yaml has no apiDomain pattern %s", pipedriveDomainPattern)
+			}
+			s = strings.ReplaceAll(s, pipedriveDomainPattern, `"[0-9.]+:[0-9]+/acme\\.pipedrive\\.com"`)
+		}
 		// A typed login host or tenant (Salesforce, Microsoft) keeps the
 		// client to the allowed hosts: here the fake's.
-		s = allowedHostsLine.ReplaceAllString(s, `allowedHosts: ["`+strings.TrimPrefix(fake.srv.URL, "https://")+`"]`)
+		if id == "salesforce" || id == "microsoft_teams" || id == "outlook" {
+			s = allowedHostsLine.ReplaceAllString(s, `allowedHosts: ["`+strings.TrimPrefix(fake.srv.URL, "https://")+`"]`)
+		}
 		mfs["connectors/"+id+".yaml"] = &fstest.MapFile{Data: []byte(s)}
 		mfs["logos/"+id+".svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
 	}
@@ -197,6 +230,8 @@ type signInCase struct {
 // stores, and the first tool call on the right host and path.
 func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 	t.Parallel()
+	fake := newSignInFake(t)
+	fakeHost := strings.TrimPrefix(fake.srv.URL, "https://")
 	cases := []signInCase{{
 		connector: "quickbooks", authorize: "/appcenter.intuit.com/connect/oauth2",
 		params:   map[string]string{"scope": "com.intuit.quickbooks.accounting", "response_type": "code"},
@@ -235,6 +270,68 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 		wantPath: "/api.xero.com/api.xro/2.0/Organisation",
 		wantHdr:  http.Header{"Xero-Tenant-Id": {"fe79f7dd-b6d4-4a92-ba7b-538af6289c58"}},
 	}, {
+		// The company's API host comes with the token (api_domain); every
+		// call goes there, v2 for deals, v1 for the identity.
+		connector: "pipedrive", authorize: "/oauth.pipedrive.com/oauth/authorize",
+		params:   map[string]string{"response_type": "code"},
+		identity: "/acme.pipedrive.com/api/v1/users/me",
+		stored:   map[string]string{"apiDomain": fakeHost + "/acme.pipedrive.com"},
+		tool:     "pipedrive_get_deal", input: `{"id":5}`,
+		wantPath: "/acme.pipedrive.com/api/v2/deals/5",
+	}, {
+		// No value to hand over: the authorize URL, the code exchange with
+		// the client in a basic header, and the pinned API version.
+		connector: "notion", authorize: "/api.notion.com/v1/oauth/authorize",
+		params:   map[string]string{"owner": "user", "response_type": "code"},
+		identity: "/api.notion.com/v1/users/me",
+		tool:     "notion_get_page", input: `{"page_id":"p1"}`,
+		wantPath: "/api.notion.com/v1/pages/p1",
+		wantHdr:  http.Header{"Notion-Version": {"2026-03-11"}},
+	}, {
+		connector: "airtable", authorize: "/airtable.com/oauth2/v1/authorize", pkce: true,
+		params: map[string]string{"code_challenge_method": "S256", "response_type": "code",
+			"scope": "data.records:read data.records:write data.recordComments:read data.recordComments:write schema.bases:read schema.bases:write user.email:read"},
+		identity: "/api.airtable.com/v0/meta/whoami",
+		tool:     "airtable_get_record", input: `{"baseId":"appA1","tableIdOrName":"tblB2","recordId":"recC3"}`,
+		wantPath: "/api.airtable.com/v0/appA1/tblB2/recC3",
+	}, {
+		// A refresh token only with token_access_type=offline.
+		connector: "dropbox", authorize: "/www.dropbox.com/oauth2/authorize", pkce: true,
+		params: map[string]string{"token_access_type": "offline", "code_challenge_method": "S256",
+			"scope": "account_info.read files.metadata.read files.metadata.write files.content.read files.content.write sharing.read sharing.write"},
+		identity: "/api.dropboxapi.com/2/users/get_current_account",
+		tool:     "dropbox_get_metadata", input: `{"path":"/Reports/q3.pdf"}`,
+		wantPath: "/api.dropboxapi.com/2/files/get_metadata",
+	}, {
+		// The client in the body of the code exchange from here on.
+		connector: "asana", authorize: "/app.asana.com/-/oauth_authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "tasks:read tasks:write tasks:delete projects:read projects:write " +
+			"stories:read stories:write users:read workspaces:read webhooks:write webhooks:delete"},
+		identity: "/app.asana.com/api/1.0/users/me",
+		tool:     "asana_get_task", input: `{"task_gid":"42"}`,
+		wantPath: "/app.asana.com/api/1.0/tasks/42",
+	}, {
+		connector: "hubspot", authorize: "/app.hubspot.com/oauth/authorize",
+		params: map[string]string{"scope": "oauth crm.objects.contacts.read crm.objects.contacts.write crm.objects.companies.read " +
+			"crm.objects.companies.write crm.objects.deals.read crm.objects.deals.write crm.objects.owners.read"},
+		identity: "/api.hubapi.com/account-info/v3/details",
+		tool:     "hubspot_get_contact", input: `{"contactId":"7"}`,
+		wantPath: "/api.hubapi.com/crm/objects/2026-09/contacts/7",
+	}, {
+		connector: "github", authorize: "/github.com/login/oauth/authorize", pkce: true,
+		params:   map[string]string{"scope": "repo read:user user:email"},
+		identity: "/api.github.com/user",
+		tool:     "github_get_issue", input: `{"owner":"acme","repo":"web","issue_number":3}`,
+		wantPath: "/api.github.com/repos/acme/web/issues/3",
+		wantHdr:  http.Header{"X-Github-Api-Version": {"2022-11-28"}},
+	}, {
+		connector: "google_calendar", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
+		params: map[string]string{"access_type": "offline", "prompt": "consent",
+			"scope": "https://www.googleapis.com/auth/calendar.readonly https://www.googleapis.com/auth/calendar.events"},
+		identity: "/www.googleapis.com/calendar/v3/calendars/primary",
+		tool:     "google_calendar_get_event", input: `{"calendarId":"primary","eventId":"e1"}`,
+		wantPath: "/www.googleapis.com/calendar/v3/calendars/primary/events/e1",
+	}, {
 		// The data centre comes from the metadata call, not the token.
 		connector: "mailchimp", authorize: "/login.mailchimp.com/oauth2/authorize",
 		params:    map[string]string{"response_type": "code"},
@@ -271,7 +368,6 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 		tool:      "outlook_get_profile", input: `{}`,
 		wantPath: "/graph.microsoft.com/v1.0/me",
 	}}
-	fake := newSignInFake(t)
 	f := setupWith(t, sqliteDB, signInCatalog(t, fake), fake.srv)
 	for _, c := range cases {
 		addOAuthClient(t, f, c.connector)
