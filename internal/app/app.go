@@ -162,18 +162,18 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	a.Guard = guard
 
 	a.Catalogs = upstream.NewCatalogs(cat, st)
-	a.Accounts = account.NewService(st, ring, cat)
-	a.Executor = execute.New(execute.Options{Store: st, Accounts: a.Accounts, Catalog: cat, Guard: guard, Keyring: ring, Logger: log, Now: o.Now})
+	a.Accounts = account.NewService(st, ring)
+	a.Executor = execute.New(execute.Options{Store: st, Accounts: a.Accounts, Guard: guard, Keyring: ring, Logger: log, Now: o.Now})
 	a.Worker = webhook.NewWorker(st, ring, guard.Webhooks().Client(), log, o.Now)
 	a.Refresher = &upstream.Refresher{Store: st, Keyring: ring, Guard: guard, Logger: log}
 	a.Webhooks = webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: cfg.WebhooksAllowHTTPLoopback,
 		Notify: a.Worker.Notify, AllowedFunc: guard.Webhooks().Allowed, LookupFunc: o.LookupFunc})
 	a.Triggers = trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: a.Executor,
 		Logger: log, BaseURL: cfg.BaseURL, Notify: a.Worker.Notify, Now: o.Now})
-	a.Links = connect.NewService(st, cat, cfg.WebURL, o.Now)
-	a.Sessions = session.NewService(session.Options{Store: st, Catalog: cat, Accounts: a.Accounts, Executor: a.Executor, Links: a.Links,
+	a.Links = connect.NewService(st, cfg.WebURL, o.Now)
+	a.Sessions = session.NewService(session.Options{Store: st, Accounts: a.Accounts, Executor: a.Executor, Links: a.Links,
 		BaseURL: cfg.BaseURL, Now: o.Now})
-	a.Page = connect.NewPage(connect.PageOptions{Links: a.Links, Store: st, Catalog: cat, Projects: a.Catalogs, Accounts: a.Accounts,
+	a.Page = connect.NewPage(connect.PageOptions{Links: a.Links, Store: st, Projects: a.Catalogs, Accounts: a.Accounts,
 		Executor: a.Executor, Keyring: ring, Guard: guard, Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL, Now: o.Now})
 	a.MCP = mcpserver.New(a.Sessions, log)
 	a.API = httpapi.New(httpapi.Options{

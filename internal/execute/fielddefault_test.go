@@ -19,7 +19,7 @@ func TestExecute_AccountStoredBeforeAFieldExisted_UsesItsDefault(t *testing.T) {
 		user, host, want string
 	}{{"old", "", "api.intercom.io"}, {"eu", "api.eu.intercom.io", "api.eu.intercom.io"}} {
 		raw, _ := json.Marshal(map[string]any{"type": "api_key", "apiKey": "k", "host": "api.au.intercom.io"})
-		c, err := e.accounts.Create(context.Background(), e.project.ID, account.CreateRequest{ConnectorID: "intercom", UserID: tc.user, Credential: raw})
+		c, err := e.accounts.Create(context.Background(), e.tenant(), account.CreateRequest{ConnectorID: "intercom", UserID: tc.user, Credential: raw})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func TestExecute_AccountStoredBeforeAFieldExisted_UsesItsDefault(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := len(e.fake.requests)
-		if _, err := e.exec.Execute(context.Background(), Call{ProjectID: e.project.ID, ToolID: "intercom_list_admins", Input: json.RawMessage(`{}`), UserID: tc.user}); err != nil {
+		if _, err := e.exec.Execute(context.Background(), e.tenant(), Call{ToolID: "intercom_list_admins", Input: json.RawMessage(`{}`), UserID: tc.user}); err != nil {
 			t.Fatalf("%s: %v", tc.user, err)
 		}
 		if len(e.fake.requests) != before+1 {

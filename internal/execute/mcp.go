@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
 
@@ -19,9 +20,9 @@ import (
 // the server's static headers, and the user's credential (when they
 // connected one) as Authorization. A tool error is EXECUTION_ERROR, an
 // unreachable server UPSTREAM_ERROR.
-func (e *Executor) callMCP(ctx context.Context, c Call, tool *catalog.Tool, input map[string]any) (any, error) {
+func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *catalog.Tool, input map[string]any) (any, error) {
 	con := tool.Connector()
-	conn, err := e.accounts.Resolve(ctx, account.Use{ProjectID: c.ProjectID, UserID: c.UserID, ConnectorID: con.ID,
+	conn, err := e.accounts.Resolve(ctx, t, account.Use{UserID: c.UserID, ConnectorID: con.ID,
 		ConnectionID: c.ConnectionID, Preferred: c.Preferred, AllowGlobal: c.AllowGlobal, ToolID: tool.ID})
 	var ae *apierr.Error
 	switch {
@@ -32,7 +33,7 @@ func (e *Executor) callMCP(ctx context.Context, c Call, tool *catalog.Tool, inpu
 	}
 	k := mcpKey{con: con, connID: conn.ID, revision: conn.Revision}
 	params := &mcp.CallToolParams{Name: tool.UpstreamName, Arguments: input}
-	cs, reused, done, err := e.mcpSession(ctx, c.ProjectID, conn, k, true)
+	cs, reused, done, err := e.mcpSession(ctx, t.ProjectID, conn, k, true)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +41,7 @@ func (e *Executor) callMCP(ctx context.Context, c Call, tool *catalog.Tool, inpu
 	if err != nil && reused && (errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, mcp.ErrConnectionClosed)) {
 		// The server ended the pooled session before the call reached it.
 		done(true)
-		if cs, _, done, err = e.mcpSession(ctx, c.ProjectID, conn, k, false); err != nil {
+		if cs, _, done, err = e.mcpSession(ctx, t.ProjectID, conn, k, false); err != nil {
 			return nil, err
 		}
 		res, err = cs.CallTool(ctx, params)

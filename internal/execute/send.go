@@ -36,12 +36,25 @@ type response struct {
 // when an OAuth provider answers 401. A 401 to a just-refreshed token puts
 // the account in reauth_required.
 func (e *Executor) send(ctx context.Context, out *outgoing, conn store.Connection, cred account.Credential, con *catalog.Connector) (*response, error) {
+	m := method(con, cred)
+	if m != nil && len(m.PathPrefixes) > 0 {
+		if err := rewritePath(out.URL, con, m, cred); err != nil {
+			return nil, err
+		}
+	}
 	resp, used, err := e.sendOnce(ctx, out, conn, cred, con)
 	if err != nil {
 		return nil, err
 	}
+	if resp.Status == http.StatusUnauthorized && m != nil && m.TokenGrant() {
+		// A token the gateway obtained itself was revoked or ended early
+		// (a Salesforce session timeout): get a new one once.
+		e.tokens.drop(tokenKey(conn))
+		if resp, _, err = e.sendOnce(ctx, out, conn, cred, con); err != nil {
+			return nil, err
+		}
+	}
 	if resp.Status == http.StatusUnauthorized && cred.Type == catalog.AuthOAuth2 && cred.RefreshToken != "" {
-		m := method(con, cred)
 		refreshed, err := e.refreshToken(ctx, conn, used, con, m, true)
 		if err != nil {
 			return nil, err

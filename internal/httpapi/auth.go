@@ -8,22 +8,26 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
-	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
-type projectKey struct{}
+type tenantKey struct{}
 
-// projectID returns the project the request's API key decided.
-func projectID(ctx context.Context) string {
-	id, _ := ctx.Value(projectKey{}).(string)
-	return id
+// tenantOf returns the tenant requireAPIKey built for the request: the one
+// value handlers read from the request context. Below the handler, services
+// take it as a parameter.
+func tenantOf(r *http.Request) tenant.Tenant {
+	t, _ := r.Context().Value(tenantKey{}).(tenant.Tenant)
+	return t
 }
 
 // requireAPIKey admits a request only with `Authorization: Bearer <key>`
-// naming a live key, and puts the key's project in the context for the whole
-// request. Every request reads the key from the database (one indexed read,
-// no cache), so a revocation stops the very next request.
+// naming a live key, and builds the request's tenant from the key lookup:
+// the project, its catalog (cached by the catalog version the lookup
+// returned, so no extra round trip) and its versions. Every request reads
+// the key from the database (one indexed read, no cache), so a revocation
+// stops the very next request.
 func (s *Server) requireAPIKey(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, err := bearerKey(r)
@@ -43,16 +47,12 @@ func (s *Server) requireAPIKey(next http.Handler) http.Handler {
 		if info := infoFrom(r.Context()); info != nil {
 			info.projectID = kp.ID
 		}
-		ctx := store.WithKeyProject(context.WithValue(r.Context(), projectKey{}, kp.ID), kp)
-		if s.catalogs != nil {
-			cat, err := s.catalogs.For(ctx, kp.ID)
-			if err != nil {
-				s.fail(w, r, err)
-				return
-			}
-			ctx = catalog.NewContext(ctx, cat)
+		t, err := s.catalogs.Tenant(r.Context(), kp)
+		if err != nil {
+			s.fail(w, r, err)
+			return
 		}
-		next.ServeHTTP(w, r.WithContext(ctx))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, t)))
 	})
 }
 

@@ -26,14 +26,14 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) err
 	if err := issues.Err(); err != nil {
 		return err
 	}
-	ss, sc, err := s.sessions.Create(r.Context(), projectID(r.Context()), session.CreateRequest{
+	ss, sc, err := s.sessions.Create(r.Context(), tenantOf(r), session.CreateRequest{
 		UserID: body.UserID, Connectors: body.Connectors, Actions: body.Actions, Pinned: body.Pinned, Accounts: body.Accounts,
 		AllowGlobalAccounts: body.AllowGlobalAccounts, Policy: body.Policy, TTLMinutes: body.TTLMinutes,
 	})
 	if err != nil {
 		return err
 	}
-	v, err := s.sessions.View(r.Context(), ss, sc)
+	v, err := s.sessions.View(r.Context(), tenantOf(r), ss, sc)
 	if err != nil {
 		return err
 	}
@@ -43,11 +43,12 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) err
 
 // session reads the path's session and resolves its scope.
 func (s *Server) session(r *http.Request) (*session.Session, *session.Scope, error) {
-	ss, err := s.sessions.Get(r.Context(), projectID(r.Context()), r.PathValue("id"))
+	tn := tenantOf(r)
+	ss, err := s.sessions.Get(r.Context(), tn.ProjectID, r.PathValue("id"))
 	if err != nil {
 		return nil, nil, err
 	}
-	sc, err := s.sessions.Scope(r.Context(), ss.ProjectID, ss.Spec)
+	sc, err := s.sessions.Scope(r.Context(), tn, ss.Spec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,7 +61,7 @@ func (s *Server) handleSessionGet(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	v, err := s.sessions.View(r.Context(), ss, sc)
+	v, err := s.sessions.View(r.Context(), tenantOf(r), ss, sc)
 	if err != nil {
 		return err
 	}
@@ -101,7 +102,7 @@ func (s *Server) handleSessionCall(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	out, err := s.sessions.Call(r.Context(), ss, sc, r.PathValue("name"), body.Arguments)
+	out, err := s.sessions.Call(r.Context(), tenantOf(r), ss, sc, r.PathValue("name"), body.Arguments)
 	if err != nil {
 		return err
 	}
@@ -124,7 +125,7 @@ func (s *Server) handleSessionMCP(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	s.mcp.Serve(w, r, ss, sc)
+	s.mcp.Serve(w, r, tenantOf(r), ss, sc)
 	return nil
 }
 

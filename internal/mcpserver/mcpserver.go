@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/lru"
 	"github.com/switchboard-gw/switchboard/internal/session"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // Version is reported to MCP clients.
@@ -45,10 +46,12 @@ type cached struct {
 
 type ctxKey struct{}
 
-// target is what a request is for, put in its context by Serve.
+// target is what a request is for, put in its context by Serve (the SDK
+// calls back with the request's context only).
 type target struct {
-	ss    *session.Session
-	scope *session.Scope
+	tenant tenant.Tenant
+	ss     *session.Session
+	scope  *session.Scope
 }
 
 // New returns a Server.
@@ -65,9 +68,9 @@ func New(sessions *session.Service, log *slog.Logger) *Server {
 	return s
 }
 
-// Serve answers one MCP request for a resolved session.
-func (s *Server) Serve(w http.ResponseWriter, r *http.Request, ss *session.Session, sc *session.Scope) {
-	t := target{ss: ss, scope: sc}
+// Serve answers one MCP request for a resolved session of tn's project.
+func (s *Server) Serve(w http.ResponseWriter, r *http.Request, tn tenant.Tenant, ss *session.Session, sc *session.Scope) {
+	t := target{tenant: tn, ss: ss, scope: sc}
 	if s.serveDirect(w, r, t) {
 		return
 	}
@@ -171,7 +174,7 @@ type serverKey struct {
 
 // cachedFor returns the built server of a target, building it on first use.
 func (s *Server) cachedFor(ctx context.Context, t target) *cached {
-	key := serverKey{session: t.ss.ID, scope: t.scope.Hash, mode: t.ss.Spec.Mode, catalog: catalog.FromContext(ctx, nil)}
+	key := serverKey{session: t.ss.ID, scope: t.scope.Hash, mode: t.ss.Spec.Mode, catalog: t.tenant.Catalog}
 	if c, ok := s.cache.Get(key); ok {
 		return c
 	}
@@ -220,7 +223,7 @@ func (s *Server) callTool(name string) mcp.ToolHandler {
 		if !ok {
 			return nil, errNoSession
 		}
-		out, err := s.sessions.Call(ctx, t.ss, t.scope, name, req.Params.Arguments)
+		out, err := s.sessions.Call(ctx, t.tenant, t.ss, t.scope, name, req.Params.Arguments)
 		if err != nil {
 			if _, ok := apierr.As(err); ok {
 				return nil, err // written for the caller

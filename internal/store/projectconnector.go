@@ -102,18 +102,19 @@ func (s *Store) DeleteProjectConnector(ctx context.Context, projectID, connector
 	})
 }
 
-// CatalogVersion returns a project's catalog version (tool switches and own
-// connectors), for callers without an API key lookup (the Connect page).
-func (s *Store) CatalogVersion(ctx context.Context, projectID string) (int64, error) {
-	var v int64
-	err := s.readRow(ctx, `SELECT tools_version FROM projects WHERE id = $1`, projectID).Scan(&v)
+// ProjectVersions returns a project with its tool-switch and connections
+// versions, as ProjectForKey does for a key, for callers without an API key
+// (the Connect page, trigger ingress, admin commands): they build their
+// tenant from it (upstream.Catalogs.Load).
+func (s *Store) ProjectVersions(ctx context.Context, projectID string) (KeyProject, error) {
+	kp := KeyProject{ID: projectID}
+	err := s.readRow(ctx, `SELECT tools_version, connections_version FROM projects WHERE id = $1`, projectID).
+		Scan(&kp.ToolsVersion, &kp.ConnectionsVersion)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, ErrNotFound
+		return KeyProject{}, ErrNotFound
 	}
-	return v, err
-}
-
-// ProjectVersion returns the catalog version ctx carries for a project.
-func ProjectVersion(ctx context.Context, projectID string) (int64, bool) {
-	return toolsVersion(ctx, projectID)
+	if err != nil {
+		return KeyProject{}, fmt.Errorf("store: project versions: %w", err)
+	}
+	return kp, nil
 }
