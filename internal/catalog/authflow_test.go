@@ -52,6 +52,7 @@ func TestLoad_SignInFields(t *testing.T) {
 		{"after-token selects nothing", "select: {cloudId: id}, ", "", "names at least one connection field"},
 		{"after-token selects a non-field", "select: {cloudId: id}", "select: {cloud: id}", `"cloud" is not a connection field`},
 		{"match placeholder not a field", "https://{site}.acme.test\"}", "https://{host}.acme.test\"}", "placeholder {host}"},
+		{"after-token header without the token", "afterToken: {url", "afterToken: {tokenFormat: OAuth, url", `"OAuth" must hold {value} once`},
 		{"bad after-token method", "afterToken: {url", "afterToken: {method: PUT, url", `"PUT" must be GET or POST`},
 		{"header placeholder", `api: {baseUrl: "https://{site}.acme.test/v1"}`, `api: {baseUrl: "https://{site}.acme.test/v1", headers: {X-Tenant: "{tenant}"}}`, "placeholder {tenant} is not a connection field"},
 	}

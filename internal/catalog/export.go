@@ -126,7 +126,14 @@ func (t *Tool) specMatch() SpecMatchTool {
 		return out
 	}
 	out.Method = r.Method
+	// A host placeholder with a default (Intercom's region host) is checked
+	// as the request an account that keeps the default sends.
 	out.BaseURL = t.connector.API.BaseURL
+	for _, f := range t.connector.ConnectionFields {
+		if f.Default != "" {
+			out.BaseURL = strings.ReplaceAll(out.BaseURL, "{"+f.Name+"}", f.Default)
+		}
+	}
 	out.Path = strings.ReplaceAll(r.Path, "{+", "{")
 	s := t.Split()
 	for _, q := range s.Query {

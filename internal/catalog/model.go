@@ -279,6 +279,10 @@ type AfterToken struct {
 	// entry whose fields the user left empty does not apply (a Jira site
 	// the user may type before signing in, to choose among several).
 	Match map[string]string `yaml:"match" json:"match,omitempty"`
+	// TokenFormat is the Authorization header of the call, {value}
+	// standing for the access token: "Bearer {value}" when empty
+	// (Mailchimp's metadata call documents "OAuth {value}").
+	TokenFormat string `yaml:"tokenFormat" json:"tokenFormat,omitempty"`
 }
 
 // Placement says where a secret value goes in a request: a header with a

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 )
 
 // methodFields checks what ties an auth method to connection fields: its
@@ -54,6 +55,9 @@ func (v *validator) methodFields(p string, c *Connector, m *AuthMethod) {
 	// one a user could fill.
 	if u, err := url.Parse(a.URL); err != nil || u.Scheme != "https" || u.Host == "" || Templated(a.URL) {
 		v.add(ap+".url", "%q must be an https URL without placeholders", a.URL)
+	}
+	if a.TokenFormat != "" && strings.Count(a.TokenFormat, "{value}") != 1 {
+		v.add(ap+".tokenFormat", "%q must hold {value} once", a.TokenFormat)
 	}
 	if len(a.Select) == 0 {
 		v.add(ap+".select", "names at least one connection field and the dotted path of its value")

@@ -258,6 +258,13 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 		p.Logger.InfoContext(ctx, "an OAuth sign-in gave no usable account values; nothing is stored", "connector", c.ID, "reason", fe.msg)
 		return redirect(fail(fe.msg))
 	}
+	// The token response itself may name the account's host (Salesforce's
+	// instance_url); tokenFields answers only *flowError.
+	fromToken, err := tokenFields(c, tok.Extra)
+	if err != nil {
+		p.Logger.InfoContext(ctx, "an OAuth token response gave no usable account values; nothing is stored", "connector", c.ID, "reason", err.Error())
+		return redirect(fail(err.Error()))
+	}
 	cred := map[string]any{"type": "oauth2", "accessToken": tok.AccessToken}
 	if tok.RefreshToken != "" {
 		cred["refreshToken"] = tok.RefreshToken
@@ -271,12 +278,8 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 	for k, v := range extra {
 		cred[k] = v
 	}
-	for _, f := range c.ConnectionFields {
-		if f.FromToken != "" {
-			if v, ok := tok.Extra(f.FromToken).(string); ok {
-				cred[f.Name] = strings.TrimPrefix(strings.TrimPrefix(v, "https://"), "http://")
-			}
-		}
+	for k, v := range fromToken {
+		cred[k] = v
 	}
 	raw, _ := json.Marshal(cred)
 	var conn store.Connection

@@ -65,6 +65,25 @@ func (p *Page) flowFields(ctx context.Context, c *catalog.Connector, m *catalog.
 	return out, nil
 }
 
+// tokenFields reads the connection fields the token response supplies
+// (fromToken: Salesforce's instance_url), without the URL scheme, and holds
+// each to its field's pattern like the values flowFields reads: the host
+// of every later call comes from them.
+func tokenFields(c *catalog.Connector, extra func(string) any) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range c.ConnectionFields {
+		if f.FromToken == "" {
+			continue
+		}
+		v, _ := extra(f.FromToken).(string)
+		v = strings.TrimPrefix(strings.TrimPrefix(v, "https://"), "http://")
+		if err := setField(c, out, f.Name, v, "with the token"); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // afterTokenCall makes the after-token call with the new access token, in
 // the connector's outbound scope, and decodes its JSON answer.
 func (p *Page) afterTokenCall(ctx context.Context, c *catalog.Connector, a *catalog.AfterToken, accessToken string) (any, error) {
@@ -72,7 +91,11 @@ func (p *Page) afterTokenCall(ctx context.Context, c *catalog.Connector, a *cata
 	if err != nil {
 		return nil, fmt.Errorf("connect: after-token request: %w", err)
 	}
-	req.Header.Set("Authorization", "Bearer "+accessToken)
+	format := a.TokenFormat
+	if format == "" {
+		format = "Bearer {value}"
+	}
+	req.Header.Set("Authorization", strings.Replace(format, "{value}", accessToken, 1))
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "Switchboard/1")
 	resp, err := p.Guard.Connector(c.ID).Client().Do(req)

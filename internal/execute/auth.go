@@ -157,6 +157,7 @@ func (e *Executor) refreshToken(ctx context.Context, conn store.Connection, cred
 			if err != nil {
 				return c, cur, false, err
 			}
+			fieldDefaults(con, &cur)
 			if cur.AccessToken != stale && !needsRefresh(cur, e.now()) {
 				return c, cur, false, nil
 			}

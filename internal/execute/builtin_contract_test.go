@@ -71,6 +71,22 @@ func TestBuiltInTools_ProviderContract(t *testing.T) {
 		// Notes have no v2 yet.
 		{tool: "pipedrive_create_note", method: "POST", host: "api.pipedrive.com", path: "/api/v1/notes", body: []string{"content", "deal_id"}},
 		{tool: "notion_search", input: map[string]any{"filter": map[string]any{"property": "object", "value": "data_source"}}, method: "POST", host: "api.notion.com", path: "/v1/search", body: []string{"filter"}},
+		// Intercom answers a workspace only on its data-hosting region's host.
+		{tool: "intercom_get_contact", cred: map[string]any{"host": "api.eu.intercom.io"}, input: map[string]any{"contact_id": "63a07ddf05a32042dffac965"},
+			method: "GET", host: "api.eu.intercom.io", path: "/contacts/63a07ddf05a32042dffac965", header: map[string]string{"Intercom-Version": "2.16"}},
+		{tool: "intercom_list_admins", cred: map[string]any{"host": "api.au.intercom.io"}, method: "GET", host: "api.au.intercom.io", path: "/admins"},
+		// Salesforce: REST API v67.0 on the instance host of the token response.
+		{tool: "salesforce_query_records", cred: map[string]any{"instanceUrl": "acme.my.salesforce.com"}, method: "GET", host: "acme.my.salesforce.com",
+			path: "/services/data/v67.0/query", query: []string{"q"}},
+		// monday.com: 2026-10 removed User fields; every call pins the version.
+		{tool: "monday_list_users", method: "POST", host: "api.monday.com", path: "/v2", header: map[string]string{"API-Version": "2026-10"}, body: []string{"query"}},
+		// Stripe: the API version the tools were checked against, not the account's default.
+		{tool: "stripe_list_customers", method: "GET", host: "api.stripe.com", path: "/v1/customers", header: map[string]string{"Stripe-Version": "2026-08-26.dahlia"}},
+		// SendGrid: EU-region accounts are served on their own host.
+		{tool: "sendgrid_list_templates", cred: map[string]any{"host": "api.eu.sendgrid.com"}, method: "GET", host: "api.eu.sendgrid.com", path: "/v3/templates"},
+		{tool: "sendgrid_list_templates", cred: map[string]any{"host": "api.sendgrid.com"}, method: "GET", host: "api.sendgrid.com", path: "/v3/templates"},
+		// PagerDuty: an EU service region account has its own API host.
+		{tool: "pagerduty_list_services", cred: map[string]any{"host": "api.eu.pagerduty.com"}, method: "GET", host: "api.eu.pagerduty.com", path: "/services"},
 	}
 	for _, tc := range cases {
 		tool, ok := cat.Tool(tc.tool)

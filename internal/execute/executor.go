@@ -275,6 +275,7 @@ func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog
 	if err != nil {
 		return conn, cred, nil, err
 	}
+	fieldDefaults(con, &cred)
 	// An auth method may serve its accounts on a base URL of its own
 	// (Atlassian OAuth apps call api.atlassian.com with a cloud id).
 	tmpl := con.API.BaseURL

@@ -298,7 +298,7 @@ func TestJWTBearer_SalesforceInstanceURLBecomesTheBaseURL(t *testing.T) {
 		t.Fatalf("exp %v, want within three minutes", exp)
 	}
 	c := g.lastCall()
-	if c.Host != "acme--dev.sandbox.my.salesforce.com" || c.Path != "/services/data/v60.0/query" || c.Header.Get("Authorization") != "Bearer 00Dxx!sf-access" {
+	if c.Host != "acme--dev.sandbox.my.salesforce.com" || c.Path != "/services/data/v67.0/query" || c.Header.Get("Authorization") != "Bearer 00Dxx!sf-access" {
 		t.Fatalf("tool call: %+v", c)
 	}
 	// The login host is one of Salesforce's two: the assertion goes nowhere else.

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 )
@@ -53,6 +54,26 @@ func fillPlaceholders(tmpl string, fields map[string]string) (out, missing strin
 		return v
 	})
 	return out, missing
+}
+
+// fieldDefaults gives an account that lacks a connection field with a
+// default (one stored before its connector gained the field: Intercom's
+// region host, a Microsoft tenant) that default, so it keeps calling where
+// it called before; an account that has the field keeps its own value.
+func fieldDefaults(con *catalog.Connector, cred *account.Credential) {
+	m := method(con, *cred)
+	for _, f := range con.ConnectionFields {
+		if f.Default == "" || (m != nil && !f.UsedBy(m.ID)) {
+			continue
+		}
+		if _, ok := cred.Connection[f.Name]; ok {
+			continue
+		}
+		if cred.Connection == nil {
+			cred.Connection = map[string]string{}
+		}
+		cred.Connection[f.Name] = f.Default
+	}
 }
 
 // baseURL fills connector conID's base URL template from connection fields.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -27,7 +28,8 @@ var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", 
 	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com", "oauth.pipedrive.com",
 	"api.notion.com", "airtable.com", "api.airtable.com", "www.dropbox.com", "api.dropboxapi.com",
 	"app.asana.com", "app.hubspot.com", "api.hubapi.com", "github.com", "api.github.com",
-	"accounts.google.com", "oauth2.googleapis.com", "www.googleapis.com"}
+	"accounts.google.com", "oauth2.googleapis.com", "www.googleapis.com",
+	"login.mailchimp.com", "{dc}.api.mailchimp.com", "{loginHost}", "{instanceUrl}", "login.microsoftonline.com", "graph.microsoft.com"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by the
@@ -50,12 +52,13 @@ type signInFake struct {
 	mu         sync.Mutex
 	calls      []signInCall
 	challenges map[string]string // code -> PKCE challenge
-	// sites and tenants are the answers of the Atlassian and Xero calls.
-	sites, tenants string
+	// sites and tenants are the answers of the Atlassian and Xero calls;
+	// instanceURL is the instance_url of Salesforce's token response.
+	sites, tenants, instanceURL string
 }
 
 func newSignInFake(t *testing.T) *signInFake {
-	f := &signInFake{challenges: map[string]string{},
+	f := &signInFake{challenges: map[string]string{}, instanceURL: "https://acme.my.salesforce.com",
 		sites: `[{"id":"cloud-other","url":"https://other.atlassian.net","name":"Other"},` +
 			`{"id":"cloud-acme","url":"https://acme.atlassian.net","name":"Acme"}]`,
 		tenants: `[{"tenantId":"00000000-0000-0000-0000-00000000000a","tenantType":"PRACTICE","tenantName":"Practice"},` +
@@ -69,8 +72,17 @@ func newSignInFake(t *testing.T) *signInFake {
 		switch r.URL.Path {
 		case "/oauth.platform.intuit.com/oauth2/v1/tokens/bearer", "/auth.atlassian.com/oauth/token", "/identity.xero.com/connect/token",
 			"/oauth.pipedrive.com/oauth/token", "/api.notion.com/v1/oauth/token", "/airtable.com/oauth2/v1/token", "/api.dropboxapi.com/oauth2/token",
-			"/app.asana.com/-/oauth_token", "/api.hubapi.com/oauth/v1/token", "/github.com/login/oauth/access_token", "/oauth2.googleapis.com/token":
+			"/app.asana.com/-/oauth_token", "/api.hubapi.com/oauth/v1/token", "/github.com/login/oauth/access_token", "/oauth2.googleapis.com/token",
+			"/login.mailchimp.com/oauth2/token", "/test.salesforce.com/services/oauth2/token", "/login.salesforce.com/services/oauth2/token",
+			"/login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token", "/login.microsoftonline.com/common/oauth2/v2.0/token":
 			f.token(w, r)
+		case "/login.mailchimp.com/oauth2/metadata":
+			// Mailchimp documents this call with an OAuth, not a Bearer, prefix.
+			if r.Header.Get("Authorization") != "OAuth at-mailchimp" {
+				w.WriteHeader(401)
+				return
+			}
+			_, _ = io.WriteString(w, `{"dc":"us21","role":"owner","accountname":"Acme","api_endpoint":"https://us21.api.mailchimp.com"}`)
 		case "/api.atlassian.com/oauth/token/accessible-resources":
 			f.bearer(w, r, f.sites)
 		case "/api.xero.com/connections":
@@ -89,7 +101,9 @@ func newSignInFake(t *testing.T) *signInFake {
 func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
 	conn := map[string]string{"/oauth.platform.intuit.com": "quickbooks", "/auth.atlassian.com/": "atlassian", "/identity.xero.com/": "xero",
 		"/oauth.pipedrive.com/": "pipedrive", "/api.notion.com/": "notion", "/airtable.com/": "airtable", "/api.dropboxapi.com/": "dropbox",
-		"/app.asana.com/": "asana", "/api.hubapi.com/": "hubspot", "/github.com/": "github", "/oauth2.googleapis.com/": "google"}
+		"/app.asana.com/": "asana", "/api.hubapi.com/": "hubspot", "/github.com/": "github", "/oauth2.googleapis.com/": "google",
+		"/login.mailchimp.com/": "mailchimp", "/test.salesforce.com/": "salesforce", "/login.salesforce.com/": "salesforce",
+		"/login.microsoftonline.com/": "microsoft"}
 	who := ""
 	for prefix, name := range conn {
 		if strings.HasPrefix(r.URL.Path, prefix) {
@@ -117,12 +131,19 @@ func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
 		// Pipedrive names the company's API host with every token.
 		extra = `,"api_domain":"` + f.srv.URL + `/acme.pipedrive.com"`
 	}
+	if who == "salesforce" {
+		// So does Salesforce, for the org's instance (instance_url).
+		f.mu.Lock()
+		extra = `,"instance_url":"` + f.instanceURL + `"`
+		f.mu.Unlock()
+	}
 	_, _ = io.WriteString(w, `{"access_token":"at-`+who+`","refresh_token":"rt","token_type":"Bearer","expires_in":3600`+extra+`}`)
 }
 
 // clientInBody are the providers that take the client id and secret in the
 // body of the code exchange; the others take a basic header.
-var clientInBody = map[string]bool{"atlassian": true, "asana": true, "hubspot": true, "github": true, "google": true}
+var clientInBody = map[string]bool{"atlassian": true, "asana": true, "hubspot": true, "github": true, "google": true,
+	"mailchimp": true, "salesforce": true, "microsoft": true}
 
 func (f *signInFake) bearer(w http.ResponseWriter, r *http.Request, body string) {
 	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer at-") {
@@ -145,13 +166,15 @@ func (f *signInFake) count() int {
 	return len(f.calls)
 }
 
+var allowedHostsLine = regexp.MustCompile(`allowedHosts: \[.*\]`)
+
 // signInCatalog is the built-in definitions of the connectors, as
 // shipped, with each real host sent to the fake.
 func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 	t.Helper()
 	mfs := fstest.MapFS{}
 	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "pipedrive", "notion", "airtable", "dropbox",
-		"asana", "hubspot", "github", "google_calendar"} {
+		"asana", "hubspot", "github", "google_calendar", "mailchimp", "salesforce", "microsoft_teams", "outlook"} {
 		b, err := fs.ReadFile(builtin.FS, "connectors/"+id+".yaml")
 		if err != nil {
 			t.Fatal(err)
@@ -167,6 +190,11 @@ func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 				t.Fatalf("pipedrive.yaml has no apiDomain pattern %s", pipedriveDomainPattern)
 			}
 			s = strings.ReplaceAll(s, pipedriveDomainPattern, `"[0-9.]+:[0-9]+/acme\\.pipedrive\\.com"`)
+		}
+		// A typed login host or tenant (Salesforce, Microsoft) keeps the
+		// client to the allowed hosts: here the fake's.
+		if id == "salesforce" || id == "microsoft_teams" || id == "outlook" {
+			s = allowedHostsLine.ReplaceAllString(s, `allowedHosts: ["`+strings.TrimPrefix(fake.srv.URL, "https://")+`"]`)
 		}
 		mfs["connectors/"+id+".yaml"] = &fstest.MapFile{Data: []byte(s)}
 		mfs["logos/"+id+".svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
@@ -187,6 +215,7 @@ type signInCase struct {
 	// extraCall is the path of the call made with the new token, if any;
 	// identity the path of the call that labels the account, if any.
 	extraCall, identity string
+	extraAuth           string            // its Authorization header when not "Bearer at-…"
 	stored              map[string]string // connection fields the account keeps
 	tool                string            // first tool call
 	input               string
@@ -302,6 +331,42 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 		identity: "/www.googleapis.com/calendar/v3/calendars/primary",
 		tool:     "google_calendar_get_event", input: `{"calendarId":"primary","eventId":"e1"}`,
 		wantPath: "/www.googleapis.com/calendar/v3/calendars/primary/events/e1",
+	}, {
+		// The data centre comes from the metadata call, not the token.
+		connector: "mailchimp", authorize: "/login.mailchimp.com/oauth2/authorize",
+		params:    map[string]string{"response_type": "code"},
+		extraCall: "/login.mailchimp.com/oauth2/metadata", extraAuth: "OAuth at-mailchimp",
+		identity: "/us21.api.mailchimp.com/3.0/",
+		stored:   map[string]string{"dc": "us21"},
+		tool:     "mailchimp_list_audiences", input: `{}`,
+		wantPath: "/us21.api.mailchimp.com/3.0/lists",
+	}, {
+		// A sandbox: the login host typed, the instance from the token response.
+		connector: "salesforce", typed: `{"loginHost":"test.salesforce.com"}`, authorize: "/test.salesforce.com/services/oauth2/authorize", pkce: true,
+		params:   map[string]string{"scope": "api refresh_token", "response_type": "code"},
+		identity: "/acme.my.salesforce.com/services/data/v67.0/chatter/users/me",
+		stored:   map[string]string{"loginHost": "test.salesforce.com", "instanceUrl": "acme.my.salesforce.com"},
+		tool:     "salesforce_query_records", input: `{"q":"SELECT Id FROM Account"}`,
+		wantPath: "/acme.my.salesforce.com/services/data/v67.0/query",
+	}, {
+		// An app registered for one organisation signs in at its tenant.
+		connector: "microsoft_teams", typed: `{"tenant":"contoso.onmicrosoft.com"}`, pkce: true,
+		authorize: "/login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize",
+		params: map[string]string{"response_type": "code", "scope": "offline_access User.Read Team.ReadBasic.All Channel.ReadBasic.All Channel.Create " +
+			"ChannelMessage.Send ChannelMessage.Read.All Chat.ReadWrite TeamMember.Read.All ChannelMember.Read.All Channel.Delete.All"},
+		identity: "/graph.microsoft.com/v1.0/me",
+		stored:   map[string]string{"tenant": "contoso.onmicrosoft.com"},
+		tool:     "microsoft_teams_list_joined_teams", input: `{}`,
+		wantPath: "/graph.microsoft.com/v1.0/me/joinedTeams",
+	}, {
+		// Nothing typed: common, for work, school and personal accounts.
+		connector: "outlook", typed: `{}`, pkce: true,
+		authorize: "/login.microsoftonline.com/common/oauth2/v2.0/authorize",
+		params:    map[string]string{"scope": "offline_access User.Read Mail.ReadWrite Mail.Send Calendars.ReadWrite Contacts.ReadWrite"},
+		identity:  "/graph.microsoft.com/v1.0/me",
+		stored:    map[string]string{"tenant": "common"},
+		tool:      "outlook_get_profile", input: `{}`,
+		wantPath: "/graph.microsoft.com/v1.0/me",
 	}}
 	f := setupWith(t, sqliteDB, signInCatalog(t, fake), fake.srv)
 	for _, c := range cases {
@@ -349,8 +414,9 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 				t.Fatalf("first call after the callback is not the token exchange: %+v", calls)
 			}
 			if c.extraCall != "" {
+				auth := calls[min(1, len(calls)-1)].Header.Get("Authorization")
 				if len(calls) < 2 || calls[1].Method != "GET" || calls[1].Path != c.extraCall ||
-					!strings.HasPrefix(calls[1].Header.Get("Authorization"), "Bearer at-") {
+					c.extraAuth == "" && !strings.HasPrefix(auth, "Bearer at-") || c.extraAuth != "" && auth != c.extraAuth {
 					t.Fatalf("the call after the token exchange: %+v", calls[1:])
 				}
 			}
@@ -394,14 +460,16 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 
 // TestConnect_SignInWithoutAccountValues_StoresNothing: a sign-in whose
 // provider does not name the account (no realmId on the redirect, no
-// granted site matching the one typed, no organisation among the tenants)
+// granted site matching the one typed, no organisation among the tenants,
+// a Salesforce instance_url that is not a host name)
 // answers a page that says what to do, and stores nothing.
 func TestConnect_SignInWithoutAccountValues_StoresNothing(t *testing.T) {
 	t.Parallel()
 	fake := newSignInFake(t)
 	fake.tenants = `[{"tenantId":"00000000-0000-0000-0000-00000000000a","tenantType":"PRACTICE"}]`
+	fake.instanceURL = "https://acme.my.salesforce.com.evil.example:8443/x"
 	f := setupWith(t, sqliteDB, signInCatalog(t, fake), fake.srv)
-	for _, id := range []string{"quickbooks", "jira", "xero"} {
+	for _, id := range []string{"quickbooks", "jira", "xero", "salesforce"} {
 		addOAuthClient(t, f, id)
 	}
 	for _, c := range []struct{ connector, typed, redirect, want string }{
@@ -409,6 +477,7 @@ func TestConnect_SignInWithoutAccountValues_StoresNothing(t *testing.T) {
 		{"quickbooks", `{}`, "&realmId=not-a-number", "does not recognise"},
 		{"jira", `{"site":"nope"}`, "", "matches what you typed (https://nope.atlassian.net)"},
 		{"xero", `{}`, "", "access to no Xero account it can act on"},
+		{"salesforce", `{}`, "", "sent a Salesforce instance host with the token that Switchboard does not recognise"},
 	} {
 		token := f.link(t, `{"userId":"ann","connectors":["`+c.connector+`"]}`)
 		authURL, cookie := f.authorize(t, token, `{"authConfigId":"`+oauthConfigID(t, f, token)+`","fields":`+c.typed+`}`)
