@@ -58,6 +58,7 @@ type Executor struct {
 	refresh  singleflight.Group
 	tokens   tokenCache
 	fresh    freshCredentials
+	granted  grantedScopes
 	used     *usage
 	handlers map[string]Handler
 	mcp      mcpSessions
@@ -76,7 +77,7 @@ func New(o Options) *Executor {
 	e := &Executor{
 		store: o.Store, accounts: o.Accounts, catalog: o.Catalog, guard: o.Guard, keyring: o.Keyring, log: o.Logger, now: o.Now,
 		owner: hex.EncodeToString(b[:]), handlers: builtinHandlers(),
-		tokens: newTokenCache(), fresh: newFreshCredentials(),
+		tokens: newTokenCache(), fresh: newFreshCredentials(), granted: newGrantedScopes(),
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -253,6 +254,9 @@ func (e *Executor) open(conn store.Connection, con *catalog.Connector) (store.Co
 	if err != nil {
 		return conn, cred, nil, err
 	}
+	// A refresh or a client credentials token may have narrowed the
+	// granted scopes without touching the resolution cache.
+	conn.Scopes = e.granted.of(conn)
 	// An auth method may serve its accounts on a base URL of its own
 	// (Atlassian OAuth apps call api.atlassian.com with a cloud id).
 	tmpl := con.API.BaseURL
