@@ -47,23 +47,6 @@ func RequestedScopes(con *catalog.Connector, m *catalog.AuthMethod, ac store.Aut
 	return append(out, extra...)
 }
 
-// BaseScopes are the scopes of an auth method that no tool of its
-// connector needs (offline_access, openid, an identity call's scope): a
-// sign-in asks for them whatever the tools, since without them the
-// account cannot refresh or be labelled.
-func BaseScopes(con *catalog.Connector, m *catalog.AuthMethod) []string {
-	if m == nil || m.OAuth2 == nil {
-		return nil
-	}
-	var out []string
-	for _, s := range m.OAuth2.Scopes {
-		if !slices.ContainsFunc(con.Tools, func(t *catalog.Tool) bool { return slices.Contains(t.RequiredScopes, s) }) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // UnionScopes returns the scopes of every list once, in first-seen order.
 func UnionScopes(lists ...[]string) []string {
 	var out []string
