@@ -252,7 +252,6 @@ func TestOAuthSignIn_DefaultScopesFollowToolSwitches(t *testing.T) {
 	}
 }
 
-
 // A refresh answer that grants fewer scopes narrows the stored set without
 // a new revision or a new connections version, and the next call of a
 // tool needing a dropped scope is refused, though the account's resolution
