@@ -256,7 +256,9 @@ func (e *Executor) open(conn store.Connection, con *catalog.Connector) (store.Co
 	}
 	// A refresh or a client credentials token may have narrowed the
 	// granted scopes without touching the resolution cache.
-	conn.Scopes = e.granted.of(conn)
+	if cred.Type == catalog.AuthOAuth2 || cred.Type == catalog.AuthOAuth2ClientCredentials {
+		conn.Scopes = e.granted.of(conn)
+	}
 	// An auth method may serve its accounts on a base URL of its own
 	// (Atlassian OAuth apps call api.atlassian.com with a cloud id).
 	tmpl := con.API.BaseURL
