@@ -1,131 +1,161 @@
 // Command bench measures what Switchboard costs over a direct call and a
-// bare reverse proxy, in one run on loopback: a fake provider (a small JSON
-// API), Switchboard built and run by internal/app as serve runs it, on a
-// temporary SQLite database (or PostgreSQL with -postgres), and an
-// httputil.ReverseProxy in front of the same fake. Each
-// path is driven with a fixed number of requests at concurrency 1 and at
-// -c, after a warm-up; the table and its ratios are printed and written as
-// JSON. It exits non-zero if any request failed.
+// bare reverse proxy, black-box, as production runs it: the real
+// `switchboard serve` binary, built from the tree, in a process of its
+// own, configured only through its SWITCHBOARD_* variables, logging every
+// request to a file, on a temporary SQLite database (or a fresh schema of
+// the PostgreSQL database given with -postgres). The bench process holds
+// the clients, a fake provider (TLS on loopback, trusted by serve through
+// SSL_CERT_FILE), a bare httputil.ReverseProxy in front of it, and the
+// webhook receiver. The bench's connectors are OpenAPI documents (bench/openapi)
+// imported with `switchboard admin openapi import`, as an operator imports
+// an internal API.
 //
-//	go run ./bench [-n 2000] [-c 32] [-json bench-results.json] [-postgres postgres://…]
+// Each path is warmed up at each measured concurrency, then measured in
+// -passes passes interleaved across paths (pass 1 of every path, then
+// pass 2, …); the medians are reported, checked against the budgets
+// (docs/performance.md), printed, and written as JSON and optionally as a
+// Markdown section. The exit status is non-zero when a request failed or
+// a budget was missed (unless -budgets=false).
+//
+//	go run ./bench [-n 2000] [-c 32] [-passes 3] [-postgres postgres://…] [-scale] [-markdown docs/performance.md]
 package main
 
 import (
-	"bytes"
-	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/tls"
-	"crypto/x509"
-	"database/sql"
-	"embed"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"sort"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"testing/fstest"
-	"text/tabwriter"
 	"time"
-
-	builtin "github.com/switchboard-gw/switchboard/catalog"
-	"github.com/switchboard-gw/switchboard/internal/account"
-	"github.com/switchboard-gw/switchboard/internal/apikey"
-	"github.com/switchboard-gw/switchboard/internal/app"
-	"github.com/switchboard-gw/switchboard/internal/config"
-	"github.com/switchboard-gw/switchboard/internal/secret"
-	"github.com/switchboard-gw/switchboard/internal/session"
-	"github.com/switchboard-gw/switchboard/internal/store"
-	"github.com/switchboard-gw/switchboard/internal/trigger"
-	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
-
-//go:embed catalog
-var benchFS embed.FS
 
 func main() { os.Exit(run()) }
 
-// providerBody is the fake provider's answer: about 1 KB of JSON.
-var providerBody = func() []byte {
-	item := map[string]any{"id": "itm_123", "object": "item", "name": "benchmark item", "tags": []string{"alpha", "beta", "gamma"},
-		"description": strings.Repeat("A realistic description of an item. ", 20), "created": 1767225600, "owner": map[string]any{"id": "usr_1", "login": "ann"}}
-	b, _ := json.Marshal(item)
-	return b
-}()
-
-const itemInput = `{"name":"benchmark item","tags":["alpha","beta"],"count":3}`
-
-// Result is one path at one concurrency.
-type Result struct {
-	Path        string  `json:"path"`
-	Concurrency int     `json:"concurrency"`
-	Requests    int     `json:"requests"`
-	Failed      int64   `json:"failed"`
-	RPS         float64 `json:"requestsPerSecond"`
-	P50ms       float64 `json:"p50Ms"`
-	P99ms       float64 `json:"p99Ms"`
+// measurer runs interleaved passes of paths at the concurrency levels.
+type measurer struct {
+	fx     *fixture
+	levels []int
+	n      int
+	warm   int
+	passes int
 }
 
-// stack is everything one run drives.
-type stack struct {
-	client   *http.Client
-	provider *httptest.Server
-	rproxy   *httptest.Server
-	// apiURL and mcpURL are Switchboard's base and MCP listeners.
-	apiURL    string
-	mcpURL    string
-	key       string
-	sessionID string
-	searchID  string
-	// ingressPaths are the triggers' ingress paths (several, since one
-	// trigger takes at most 600 events a minute); received counts
-	// deliveries the receiver verified.
-	ingressPaths []string
-	received     atomic.Int64
-	cleanup      []func()
-	// dbURL is the database Switchboard runs on (for bulk seeding).
-	dbURL string
+// run warms each path up at each level, then measures -passes passes,
+// interleaved: pass k of every path and level before pass k+1 of any.
+func (m measurer) run(paths []path) []Result {
+	for _, p := range paths {
+		for _, c := range m.levels {
+			drive(m.fx.client, p, max(m.warm, 4*c), c)
+		}
+	}
+	passes := make([][]Pass, len(paths)*len(m.levels))
+	for range m.passes {
+		for i, p := range paths {
+			for j, c := range m.levels {
+				k := i*len(m.levels) + j
+				passes[k] = append(passes[k], measure(m.fx.client, p, m.n, c))
+			}
+		}
+	}
+	var out []Result
+	for i, p := range paths {
+		for j, c := range m.levels {
+			out = append(out, summarize(p.name, c, m.n, passes[i*len(m.levels)+j]))
+		}
+	}
+	return out
+}
+
+// Report is everything one run found, as written to the JSON file.
+type Report struct {
+	Date        string       `json:"date"`
+	Database    string       `json:"database"`
+	GoVersion   string       `json:"goVersion"`
+	CPUs        int          `json:"cpus"`
+	CPUModel    string       `json:"cpuModel"`
+	LoadBefore  string       `json:"loadAverageBefore"`
+	LoadAfter   string       `json:"loadAverageAfter"`
+	Passes      int          `json:"passes"`
+	Levels      []int        `json:"concurrency"`
+	Results     []Result     `json:"results"`
+	Ingress     *Ingress     `json:"ingress,omitempty"`
+	Memory      MemoryFigure `json:"memory"`
+	Log         LogFigure    `json:"log"`
+	Scale       []ScaleStage `json:"scale,omitempty"`
+	Resolution  *Resolution  `json:"resolution,omitempty"`
+	Budgets     []Budget     `json:"budgets"`
+	BudgetsHeld bool         `json:"budgetsEnforced"`
+}
+
+// MemoryFigure is a serve process's resident memory in KiB: once healthy
+// before any traffic (VmRSS), the most sampled during the measurement
+// (VmRSS every 100 ms), and the peak the kernel recorded (VmHWM).
+type MemoryFigure struct {
+	IdleKiB    int64 `json:"idleRssKiB"`
+	MaxKiB     int64 `json:"maxSampledRssKiB"`
+	PeakHWMKiB int64 `json:"peakHwmKiB"`
+}
+
+func (s *stack) memoryFigure() MemoryFigure {
+	m := MemoryFigure{IdleKiB: s.idleRSS, MaxKiB: s.srv.maxRSS.Load()}
+	if s.srv.alive() {
+		_, m.PeakHWMKiB, _ = s.srv.memory()
+	}
+	return m
+}
+
+// LogFigure says where serve's log went and how much it wrote.
+type LogFigure struct {
+	Path  string `json:"path"`
+	Bytes int64  `json:"bytes"`
+	Lines int    `json:"lines"`
 }
 
 func run() int {
-	n := flag.Int("n", 2000, "requests per path and concurrency level")
-	conc := flag.Int("c", 32, "the higher concurrency level")
-	warm := flag.Int("warmup", 200, "warm-up requests per path")
+	n := flag.Int("n", 2000, "requests per pass, path and concurrency level")
+	conc := flag.Int("c", 32, "the higher concurrency level (the lower is 1)")
+	warm := flag.Int("warmup", 200, "warm-up requests per path at each concurrency level (at least 4 per worker)")
+	passes := flag.Int("passes", 3, "measured passes, interleaved across paths; medians are reported")
 	jsonOut := flag.String("json", "bench-results.json", "where to write the results as JSON")
-	pg := flag.String("postgres", "", "run Switchboard on this PostgreSQL database instead of SQLite")
-	only := flag.String("only", "", "measure only the paths whose name contains this text")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the measured part here")
+	mdOut := flag.String("markdown", "", "a Markdown file (docs/performance.md) whose section for this database is replaced by this run's tables")
+	pg := flag.String("postgres", "", "run Switchboard on a fresh schema of this PostgreSQL database instead of SQLite")
+	only := flag.String("only", "", "measure only the paths whose name contains this text; 'scale' runs only the scale run, 'resolution' only the account resolution scenario")
+	scale := flag.Bool("scale", false, "add the scale run: 1k, then 100k stored connections and sessions against the small database")
+	budgets := flag.Bool("budgets", true, "exit non-zero when a budget is missed; -budgets=false only reports them")
+	bin := flag.String("bin", "", "a switchboard binary to run instead of building one from the tree")
+	logOut := flag.String("log", "", "copy the main serve process's log here at the end (it lives in a temporary directory otherwise)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the bench process (clients, fake provider, bare proxy) here")
 	flag.Parse()
 
-	st, err := newStack(*pg, *conc)
+	rep := Report{Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Database: dbName(*pg), GoVersion: runtime.Version(),
+		CPUs: runtime.NumCPU(), CPUModel: cpuModel(), LoadBefore: loadAverage(), Passes: max(1, *passes), Levels: []int{1, *conc}, BudgetsHeld: *budgets}
+	if *conc <= 1 {
+		rep.Levels = []int{1}
+	}
+	scaleOnly := *only == "scale"
+	resolutionOnly := *only != "" && strings.Contains(resolutionName, *only)
+	fx, err := newFixture(*pg, *bin, *conc)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
 	}
-	defer func() {
-		for i := len(st.cleanup) - 1; i >= 0; i-- {
-			st.cleanup[i]()
-		}
-	}()
+	defer fx.close()
+	n0 := *n
+	m := measurer{fx: fx, levels: rep.Levels, n: n0, warm: *warm, passes: rep.Passes}
+	// Each trigger takes at most 600 events a minute: enough triggers for
+	// every event of the run at 500 each.
+	triggers := (max(*warm, 4**conc)+n0*rep.Passes)/ingressPerTrigger + 2
+	st, err := fx.newStack("main", stackOptions{full: true, triggers: triggers})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	fmt.Printf("serve (pid %d) on %s, REST %s, MCP %s; log: %s; idle RSS %.1f MiB\n",
+		st.srv.cmd.Process.Pid, rep.Database, st.srv.baseURL(), st.srv.mcpURL(), st.srv.logPath, float64(st.idleRSS)/1024)
 
-	paths := st.paths()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -139,57 +169,117 @@ func run() int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	var results []Result
-	for _, p := range paths {
-		if *only != "" && !strings.Contains(p.name, *only) {
-			continue
+
+	st.srv.sampleRSS()
+	if !scaleOnly && !resolutionOnly {
+		var paths []path
+		for _, p := range st.paths() {
+			if *only == "" || strings.Contains(p.name, *only) {
+				paths = append(paths, p)
+			}
 		}
-		drive(st.client, p.req, *warm, 4) // warm-up
-		for _, c := range []int{1, *conc} {
-			results = append(results, measure(st.client, p.name, p.req, *n, c))
+		rep.Results = m.run(paths)
+		if *only == "" || strings.Contains("trigger ingress", *only) {
+			in := st.measureIngress(m, *conc)
+			rep.Ingress = &in
 		}
 	}
-	ingress := Ingress{}
-	if *only == "" || strings.Contains("trigger ingress", *only) {
-		ingress = st.measureIngress(*n, *conc)
+	if *scale || scaleOnly {
+		stages, err := fx.runScale(st, m)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: scale:", err)
+			return 1
+		}
+		rep.Scale = stages
 	}
-	var resolution *Resolution
-	if *only != "" && strings.Contains(resolutionName, *only) {
+	if resolutionOnly {
 		r, err := st.measureResolution(*conc)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench: account resolution:", err)
 			return 1
 		}
 		printResolution(r)
-		results = append(results, r.Quiet, r.Writing)
-		resolution = &r
+		rep.Resolution = &r
 	}
-	ratios := ratiosOf(results, *conc)
-	ratios["ingressEventsPerSecond"] = ingress.EventsPerSecond
-	printTable(results, ratios, *pg != "")
-	if ingress.Events > 0 {
-		fmt.Printf("trigger ingress -> delivered webhooks:     %.0f events/s, %d sent, %d delivered, %d lost (budget: 1000 events/s, none lost)\n",
-			ingress.EventsPerSecond, ingress.Events, ingress.Delivered, int64(ingress.Events)-ingress.Delivered)
+	st.srv.stopSampler()
+	rep.Memory = st.memoryFigure()
+	if !st.srv.alive() {
+		fmt.Fprintf(os.Stderr, "bench: serve exited during the run; its log: %s\n%s\n", st.srv.logPath, st.srv.logTail(2048))
+		return 1
 	}
+	rep.Log = logFigure(st.srv.logPath)
+	if *logOut != "" {
+		if err := copyFile(st.srv.logPath, *logOut); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		rep.Log.Path = *logOut
+	}
+	rep.LoadAfter = loadAverage()
+
+	rep.Budgets = budgetsOf(rep.Results, rep.Levels, rep.Ingress)
+	rep.Budgets = append(rep.Budgets, scaleBudgets(rep.Scale)...)
+	if rep.Resolution != nil {
+		rep.Budgets = append(rep.Budgets, atLeast("account resolution: req/s with writes / without", rep.Resolution.Ratio, 0.9, "x"))
+	}
+	printReport(os.Stdout, rep)
 	if *jsonOut != "" {
-		b, _ := json.MarshalIndent(map[string]any{"database": dbName(*pg), "goVersion": runtime.Version(), "cpus": runtime.NumCPU(),
-			"results": results, "ratios": ratios, "ingress": ingress, "resolution": resolution}, "", "  ")
+		b, _ := json.MarshalIndent(rep, "", "  ")
 		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			return 1
 		}
 	}
-	if ingress.Failed > 0 || ingress.Delivered < int64(ingress.Events) {
-		fmt.Fprintf(os.Stderr, "bench: trigger ingress: %d failed, %d of %d delivered\n", ingress.Failed, ingress.Delivered, ingress.Events)
-		return 1
-	}
-	for _, r := range results {
-		if r.Failed > 0 {
-			fmt.Fprintf(os.Stderr, "bench: %d requests of %s at concurrency %d failed\n", r.Failed, r.Path, r.Concurrency)
+	if *mdOut != "" {
+		if err := writeMarkdown(*mdOut, rep); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
 			return 1
 		}
 	}
-	return 0
+	return verdict(rep)
+}
+
+// verdict is the exit status: failed requests always fail the run; a
+// missed budget does unless -budgets=false.
+func verdict(rep Report) int {
+	code := 0
+	fail := func(format string, a ...any) {
+		fmt.Fprintf(os.Stderr, "bench: "+format+"\n", a...)
+		code = 1
+	}
+	all := append([]Result(nil), rep.Results...)
+	for _, st := range rep.Scale {
+		all = append(append(all, st.Small...), st.Large...)
+	}
+	if rep.Resolution != nil {
+		all = append(all, rep.Resolution.Quiet, rep.Resolution.Writing)
+	}
+	for _, r := range all {
+		if r.Failed > 0 {
+			fail("%d requests of %s at concurrency %d failed", r.Failed, r.Path, r.Concurrency)
+		}
+	}
+	for _, b := range rep.Budgets {
+		if !b.Met {
+			if rep.BudgetsHeld {
+				fail("budget missed: %s", b)
+			} else {
+				fmt.Fprintf(os.Stderr, "bench: budget missed (not enforced): %s\n", b)
+			}
+		}
+	}
+	return code
+}
+
+// measureIngress runs the ingress passes; they follow the paths' passes,
+// since events must not share the measured window with other paths.
+func (s *stack) measureIngress(m measurer, c int) Ingress {
+	s.ingress(max(m.warm, 4*c), c) // warm-up
+	var passes []IngressPass
+	for range m.passes {
+		passes = append(passes, s.ingress(m.n, c))
+	}
+	return summarizeIngress(m.n, c, passes)
 }
 
 func dbName(pg string) string {
@@ -199,359 +289,43 @@ func dbName(pg string) string {
 	return "sqlite"
 }
 
-// path is one measured request shape; req builds a fresh request each time.
-type path struct {
-	name string
-	req  func() *http.Request
-}
-
-func post(u, key, body string) func() *http.Request {
-	return func() *http.Request {
-		r, _ := http.NewRequest("POST", u, strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		if key != "" {
-			r.Header.Set("Authorization", "Bearer "+key)
-		}
-		return r
-	}
-}
-
-func (s *stack) paths() []path {
-	mcpCall := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"switchboard_execute","arguments":{"action":"benchapi_create_item","input":` + itemInput + `}}}`
-	return []path{
-		{"direct (fake provider)", post(s.provider.URL+"/api/items", "provider-key", itemInput)},
-		{"execute", post(s.apiURL+"/v1/tools/execute", s.key, `{"toolId":"benchapi_create_item","userId":"bench","input":`+itemInput+`}`)},
-		{"bare reverse proxy", post(s.rproxy.URL+"/api/items", "provider-key", itemInput)},
-		{"proxy", post(s.apiURL+"/v1/tools/proxy", s.key, `{"connectorId":"benchapi","userId":"bench","endpoint":"/items","method":"POST","body":`+itemInput+`}`)},
-		{"session execute (REST)", post(s.apiURL+"/v1/sessions/"+s.sessionID+"/tools/switchboard_execute", s.key,
-			`{"arguments":{"action":"benchapi_create_item","input":`+itemInput+`}}`)},
-		{"session tools/call (MCP)", post(s.apiURL+"/v1/sessions/"+s.sessionID+"/mcp", s.key, mcpCall)},
-		{"MCP tools/list, 1000 tools", post(s.mcpURL+"/bulk-all/bench", s.key, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)},
-		{"search_actions, whole catalog", post(s.apiURL+"/v1/sessions/"+s.searchID+"/tools/switchboard_search_actions", s.key,
-			`{"arguments":{"queries":["open a bug in our repository"]}}`)},
-	}
-}
-
-// drive sends n requests with c workers and returns their latencies and failures.
-func drive(client *http.Client, req func() *http.Request, n, c int) ([]time.Duration, int64, time.Duration) {
-	lat := make([]time.Duration, n)
-	var next, failed atomic.Int64
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range c {
-		wg.Go(func() {
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(n) {
-					return
-				}
-				t0 := time.Now()
-				resp, err := client.Do(req())
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				lat[i] = time.Since(t0)
-				if resp.StatusCode != 200 || bytes.Contains(body, []byte(`"isError":true`)) || bytes.Contains(body, []byte(`"ok":false`)) {
-					failed.Add(1)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return lat, failed.Load(), time.Since(start)
-}
-
-func measure(client *http.Client, name string, req func() *http.Request, n, c int) Result {
-	lat, failed, total := drive(client, req, n, c)
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return Result{Path: name, Concurrency: c, Requests: n, Failed: failed, RPS: float64(n) / total.Seconds(),
-		P50ms: ms(lat[n/2]), P99ms: ms(lat[n*99/100])}
-}
-
-// Ingress is the trigger ingress measurement: signed provider events posted
-// at concurrency, until every resulting webhook delivery was received.
-type Ingress struct {
-	Events          int     `json:"events"`
-	Failed          int64   `json:"failedPosts"`
-	Delivered       int64   `json:"delivered"`
-	Seconds         float64 `json:"seconds"`
-	EventsPerSecond float64 `json:"eventsPerSecond"`
-}
-
-func (s *stack) measureIngress(n, c int) Ingress {
-	body := []byte(`{"action":"created","item":{"id":"itm_1","name":"benchmark item"}}`)
-	m := hmac.New(sha256.New, []byte("bench-trigger-secret"))
-	m.Write(body)
-	sig := "sha256=" + hex.EncodeToString(m.Sum(nil))
-	var next atomic.Int64
-	req := func() *http.Request {
-		path := s.ingressPaths[int(next.Add(1))%len(s.ingressPaths)]
-		r, _ := http.NewRequest("POST", s.apiURL+path, bytes.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("X-Hub-Signature-256", sig)
-		return r
-	}
-	if n > 500*len(s.ingressPaths) {
-		n = 500 * len(s.ingressPaths) // stay under each trigger's 600 a minute
-	}
-	start := time.Now()
-	_, failed, _ := drive(s.client, req, n, c)
-	deadline := time.Now().Add(60 * time.Second)
-	for s.received.Load() < int64(n) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	took := time.Since(start)
-	got := s.received.Load()
-	return Ingress{Events: n, Failed: failed, Delivered: got, Seconds: took.Seconds(), EventsPerSecond: float64(got) / took.Seconds()}
-}
-
-func find(rs []Result, name string, c int) Result {
-	for _, r := range rs {
-		if r.Path == name && r.Concurrency == c {
-			return r
+func cpuModel() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
 		}
 	}
-	return Result{}
+	return "unknown"
 }
 
-// ratiosOf computes the ratios the benchmark states its budgets in.
-func ratiosOf(rs []Result, conc int) map[string]float64 {
-	direct, exec := find(rs, "direct (fake provider)", 1), find(rs, "execute", 1)
-	rp, px := find(rs, "bare reverse proxy", 1), find(rs, "proxy", 1)
-	rpC, pxC := find(rs, "bare reverse proxy", conc), find(rs, "proxy", conc)
-	return map[string]float64{
-		"executeOverheadP50Ms":       exec.P50ms - direct.P50ms,
-		"proxyOverBareP50":           px.P50ms / rp.P50ms,
-		"proxyOverBareThroughputAtC": rpC.RPS / pxC.RPS,
-		"toolsList1000P50Ms":         find(rs, "MCP tools/list, 1000 tools", 1).P50ms,
-		"searchP99Ms":                find(rs, "search_actions, whole catalog", 1).P99ms,
+func loadAverage() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
 	}
+	return strings.Join(f[:3], " ")
 }
 
-func printTable(rs []Result, ratios map[string]float64, pg bool) {
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(os.Stdout, "Switchboard benchmark (%s, %s, %d CPUs)\n\n", dbName(map[bool]string{true: "pg"}[pg]), runtime.Version(), runtime.NumCPU())
-	fmt.Fprintln(tw, "path\tconc\treq/s\tp50 ms\tp99 ms\tfailed\t")
-	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.3f\t%.3f\t%d\t\n", r.Path, r.Concurrency, r.RPS, r.P50ms, r.P99ms, r.Failed)
-	}
-	tw.Flush()
-	fmt.Printf("\nexecute overhead over direct, p50:        %+.3f ms   (budget: at most 1 ms)\n", ratios["executeOverheadP50Ms"])
-	fmt.Printf("proxy / bare reverse proxy, p50:          %.2fx      (budget: at most 1.5x)\n", ratios["proxyOverBareP50"])
-	fmt.Printf("bare reverse proxy / proxy, req/s at c:   %.2fx\n", ratios["proxyOverBareThroughputAtC"])
-	fmt.Printf("MCP tools/list with 1000 tools, p50:      %.3f ms   (budget: under 5 ms)\n", ratios["toolsList1000P50Ms"])
-	fmt.Printf("search_actions over the catalog, p99:     %.3f ms   (budget: under 5 ms)\n", ratios["searchP99Ms"])
+func logFigure(p string) LogFigure {
+	b, _ := os.ReadFile(p)
+	return LogFigure{Path: p, Bytes: int64(len(b)), Lines: strings.Count(string(b), "\n")}
 }
 
-// newStack starts the fake provider, the bare reverse proxy and Switchboard.
-func newStack(pgURL string, conc int) (*stack, error) {
-	s := &stack{}
-	s.provider = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		if r.Header.Get("Authorization") != "Bearer provider-key" {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(providerBody)
-	}))
-	s.cleanup = append(s.cleanup, s.provider.Close)
-	pool := x509.NewCertPool()
-	pool.AddCert(s.provider.Certificate())
-	tlsConf := &tls.Config{RootCAs: pool}
-
-	target, _ := url.Parse(s.provider.URL)
-	rp := httputil.NewSingleHostReverseProxy(target)
-	rp.Transport = &http.Transport{TLSClientConfig: tlsConf, MaxIdleConnsPerHost: conc * 2}
-	s.rproxy = httptest.NewServer(rp)
-	s.cleanup = append(s.cleanup, s.rproxy.Close)
-
-	merged := fstest.MapFS{}
-	for _, src := range []fs.FS{builtin.FS, mustSub(benchFS, "catalog")} {
-		err := fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := fs.ReadFile(src, p)
-			merged[p] = &fstest.MapFile{Data: b}
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	dbURL, dropDB, err := database(pgURL)
+func copyFile(from, to string) error {
+	src, err := os.Open(from)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s.cleanup = append(s.cleanup, dropDB)
-	s.dbURL = dbURL
-	ctx := context.Background()
-	// Switchboard is built and run as serve runs it (internal/app): the
-	// per-project catalogs, the Connect page, webhooks and the background
-	// jobs are all on the measured path. Only the outbound guard is opened
-	// to loopback, where the fake provider and the receiver listen.
-	material := make([]byte, secret.KeySize)
-	_, _ = rand.Read(material)
-	cfg, err := benchConfig(dbURL, "bench:"+base64.StdEncoding.EncodeToString(material))
+	defer src.Close()
+	dst, err := os.Create(to)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	listening := make(chan [2]string, 3)
-	a, err := app.New(ctx, cfg, app.Options{CatalogFS: merged, AllowLoopback: true, RootCAs: pool,
-		OnListen: func(name, addr string) { listening <- [2]string{name, addr} }})
-	if err != nil {
-		return nil, err
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return err
 	}
-	// Deliver webhooks promptly and in large batches: the ingress figure
-	// measures event to delivered webhook.
-	a.Worker.Poll = 50 * time.Millisecond
-	a.Worker.Batch = 256
-	runCtx, stop := context.WithCancel(ctx)
-	runDone := make(chan error, 1)
-	go func() { runDone <- a.Run(runCtx) }()
-	s.cleanup = append(s.cleanup, func() {
-		stop()
-		<-runDone
-	})
-	for s.apiURL == "" || s.mcpURL == "" {
-		select {
-		case l := <-listening:
-			switch l[0] {
-			case "base":
-				s.apiURL = "http://" + l[1]
-			case "mcp":
-				s.mcpURL = "http://" + l[1]
-			}
-		case err := <-runDone:
-			return nil, fmt.Errorf("switchboard stopped before listening: %w", err)
-		case <-time.After(10 * time.Second):
-			return nil, errors.New("switchboard did not start listening")
-		}
-	}
-	st, accounts, sessions := a.Store, a.Accounts, a.Sessions
-
-	proj, err := st.CreateProject(ctx, "bench")
-	if err != nil {
-		return nil, err
-	}
-	key, hash, hint, _ := apikey.Generate()
-	if _, err := st.CreateAPIKey(ctx, store.NewAPIKey{ProjectID: proj.ID, Name: "bench", Hash: hash, Hint: hint}); err != nil {
-		return nil, err
-	}
-	s.key = key
-	cred, _ := json.Marshal(map[string]string{"type": "api_key", "apiKey": "provider-key", "host": target.Host})
-	if _, err := accounts.Create(ctx, proj.ID, account.CreateRequest{ConnectorID: "benchapi", UserID: "bench", Credential: cred}); err != nil {
-		return nil, err
-	}
-	ss, _, err := sessions.Create(ctx, proj.ID, session.CreateRequest{UserID: "bench", Connectors: []string{"benchapi"}})
-	if err != nil {
-		return nil, err
-	}
-	s.sessionID = ss.ID
-	all, _, err := sessions.Create(ctx, proj.ID, session.CreateRequest{UserID: "bench"})
-	if err != nil {
-		return nil, err
-	}
-	s.searchID = all.ID
-	rec, err := sessions.EndpointRecord(context.Background(), session.EndpointRequest{ProjectID: proj.ID, Slug: "bulk-all", Connectors: []string{"bulk"}})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := st.CreateEndpoint(ctx, rec); err != nil {
-		return nil, err
-	}
-	// Trigger ingress: a receiver that verifies each delivery, a project
-	// webhook for it, a manual trigger, and a delivery worker.
-	receiver := httptest.NewServer(nil)
-	s.cleanup = append(s.cleanup, receiver.Close)
-	hook, err := a.Webhooks.Create(ctx, proj.ID, receiver.URL+"/hook", nil, "bench")
-	if err != nil {
-		return nil, err
-	}
-	receiver.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		ts, _ := strconv.ParseInt(r.Header.Get("webhook-timestamp"), 10, 64)
-		if webhook.Verify(hook.Secret, r.Header.Get("webhook-id"), ts, b, r.Header.Get("webhook-signature")) {
-			s.received.Add(1)
-		}
-	})
-	conns, _ := st.ListConnections(ctx, proj.ID, "bench")
-	secretValue := "bench-trigger-secret"
-	for range 20 {
-		tr, err := a.Triggers.Create(ctx, proj.ID, trigger.CreateRequest{ConnectionID: conns[0].ID, Event: "benchapi_item_created", Secret: &secretValue})
-		if err != nil {
-			return nil, err
-		}
-		s.ingressPaths = append(s.ingressPaths, strings.TrimPrefix(tr.URL, "http://localhost"))
-	}
-
-	s.client = &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConf, MaxIdleConns: conc * 4, MaxIdleConnsPerHost: conc * 2}}
-	return s, nil
-}
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err)
-	}
-	return sub
-}
-
-// database returns the URL to run on: a temporary SQLite file, or a fresh
-// schema in the given PostgreSQL database; drop removes it afterwards.
-func database(pgURL string) (string, func(), error) {
-	if pgURL == "" {
-		dir, err := os.MkdirTemp("", "switchboard-bench-")
-		if err != nil {
-			return "", nil, err
-		}
-		return "sqlite:" + filepath.Join(dir, "bench.db"), func() { os.RemoveAll(dir) }, nil
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "bench_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("pgx", pgURL)
-	if err != nil {
-		return "", nil, err
-	}
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		admin.Close()
-		return "", nil, err
-	}
-	u, err := url.Parse(pgURL)
-	if err != nil {
-		admin.Close()
-		return "", nil, err
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String(), func() {
-		_, _ = admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-		admin.Close()
-	}, nil
-}
-
-// benchConfig is serve's default configuration on the given database and
-// key ring, listening on loopback ports the kernel picks.
-func benchConfig(dbURL, keys string) (*config.Config, error) {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	cfg, finish := config.Bind(fs, func(string) string { return "" })
-	if err := fs.Parse(nil); err != nil {
-		return nil, err
-	}
-	cfg.Addr, cfg.MCPAddr = "127.0.0.1:0", "127.0.0.1:0"
-	cfg.BaseURL, cfg.WebURL = "http://localhost", "http://localhost"
-	cfg.DatabaseURL, cfg.SecretKeys = dbURL, keys
-	cfg.WebhooksAllowHTTPLoopback = true
-	if err := cfg.Resolve(finish()); err != nil {
-		return nil, err
-	}
-	return cfg, nil
+	return dst.Close()
 }

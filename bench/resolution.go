@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -16,8 +15,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
 // The account resolution scenario (issue 24 #0): many users execute tools
@@ -56,7 +53,7 @@ func (s *stack) measureResolution(c int) (Resolution, error) {
 	ctx := context.Background()
 	r := Resolution{Rows: *resolutionRows, Users: *resolutionUsers, Concurrency: c}
 	start := time.Now()
-	ids, err := s.seedConnections(ctx, r.Users, r.Rows)
+	ids, err := s.seedResolution(ctx, r.Users, r.Rows)
 	if err != nil {
 		return r, fmt.Errorf("seed %d connections: %w", r.Rows, err)
 	}
@@ -65,12 +62,12 @@ func (s *stack) measureResolution(c int) (Resolution, error) {
 
 	req := func() *http.Request {
 		u := rand.IntN(r.Users)
-		return post(s.apiURL+"/v1/tools/execute", s.key,
+		return post(s.srv.baseURL()+"/v1/tools/execute", s.key,
 			`{"toolId":"benchapi_create_item","userId":"ru`+strconv.Itoa(u)+`","input":`+itemInput+`}`)()
 	}
 	// Warm up: every user resolves once at least.
 	for u := range r.Users {
-		resp, err := s.client.Do(post(s.apiURL+"/v1/tools/execute", s.key,
+		resp, err := s.fx.client.Do(post(s.srv.baseURL()+"/v1/tools/execute", s.key,
 			`{"toolId":"benchapi_create_item","userId":"ru`+strconv.Itoa(u)+`","input":`+itemInput+`}`)())
 		if err != nil {
 			return r, err
@@ -83,7 +80,7 @@ func (s *stack) measureResolution(c int) (Resolution, error) {
 	}
 	var quiet, writing []Result
 	for range max(1, *resolutionRounds) {
-		quiet = append(quiet, driveFor(s.client, resolutionName+", no writes", req, *resolutionDuration, c))
+		quiet = append(quiet, driveFor(s.fx.client, resolutionName+", no writes", req, *resolutionDuration, c))
 		w, n, err := s.driveWhileWriting(req, ids, c)
 		if err != nil {
 			return r, err
@@ -119,10 +116,10 @@ func (s *stack) driveWhileWriting(req func() *http.Request, ids []string, c int)
 			// sees, so that user's cached answer must go.
 			id := ids[rand.IntN(len(ids))]
 			body := `{"name":"renamed-` + strconv.Itoa(rand.IntN(1<<30)) + `"}`
-			rq, _ := http.NewRequest("PATCH", s.apiURL+"/v1/connections/"+id, strings.NewReader(body))
+			rq, _ := http.NewRequest("PATCH", s.srv.baseURL()+"/v1/connections/"+id, strings.NewReader(body))
 			rq.Header.Set("Content-Type", "application/json")
 			rq.Header.Set("Authorization", "Bearer "+s.key)
-			resp, err := s.client.Do(rq)
+			resp, err := s.fx.client.Do(rq)
 			if err != nil {
 				writeErr.Store(err)
 				continue
@@ -136,7 +133,7 @@ func (s *stack) driveWhileWriting(req func() *http.Request, ids []string, c int)
 			writes.Add(1)
 		}
 	})
-	res := driveFor(s.client, resolutionName+", 1 write/s", req, *resolutionDuration, c)
+	res := driveFor(s.fx.client, resolutionName+", 1 write/s", req, *resolutionDuration, c)
 	close(stop)
 	wg.Wait()
 	if err, _ := writeErr.Load().(error); err != nil {
@@ -195,13 +192,12 @@ func driveFor(client *http.Client, name string, req func() *http.Request, d time
 		RPS: float64(len(lat)) / total.Seconds(), P50ms: ms(0.5), P99ms: ms(0.99)}
 }
 
-// seedConnections gives users ru0… one benchapi account each through the
+// seedResolution gives users ru0… one benchapi account each through the
 // API, then fills the table up to rows with accounts of other users by
-// bulk inserts straight into the database (their credentials are never
-// opened). It returns the executing users' connection ids.
-func (s *stack) seedConnections(ctx context.Context, users, rows int) ([]string, error) {
+// bulk inserts straight into the database (seed.go). It returns the
+// executing users' connection ids.
+func (s *stack) seedResolution(ctx context.Context, users, rows int) ([]string, error) {
 	begin := time.Now()
-	host := strings.TrimPrefix(s.provider.URL, "https://")
 	ids := make([]string, users)
 	var next atomic.Int64
 	errs := make(chan error, 8)
@@ -214,8 +210,8 @@ func (s *stack) seedConnections(ctx context.Context, users, rows int) ([]string,
 					return
 				}
 				body, _ := json.Marshal(map[string]any{"connectorId": "benchapi", "userId": "ru" + strconv.Itoa(u),
-					"credential": map[string]string{"type": "api_key", "apiKey": "provider-key", "host": host}})
-				resp, err := s.client.Do(post(s.apiURL+"/v1/connections", s.key, string(body))())
+					"credential": map[string]string{"type": "api_key", "apiKey": "provider-key"}})
+				resp, err := s.fx.client.Do(post(s.srv.baseURL()+"/v1/connections", s.key, string(body))())
 				if err != nil {
 					errs <- err
 					return
@@ -239,66 +235,8 @@ func (s *stack) seedConnections(ctx context.Context, users, rows int) ([]string,
 		return nil, err
 	}
 	fmt.Printf("account resolution: %d accounts through the API in %.1fs\n", users, time.Since(begin).Seconds())
-	return ids, s.bulkConnections(ctx, rows-users)
-}
-
-// bulkConnections inserts n accounts of filler users, in batches.
-func (s *stack) bulkConnections(ctx context.Context, n int) error {
-	if n <= 0 {
-		return nil
-	}
-	dialect, dsn, err := store.ParseURL(s.dbURL)
-	if err != nil {
-		return err
-	}
-	driver := "pgx"
-	if dialect == store.SQLite {
-		driver, dsn = "sqlite", "file:"+dsn+"?_pragma=busy_timeout(10000)"
-	}
-	db, err := sql.Open(driver, dsn)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	var projectID, configID string
-	if err := db.QueryRowContext(ctx, `SELECT project_id, auth_config_id FROM connections LIMIT 1`).Scan(&projectID, &configID); err != nil {
-		return err
-	}
-	if dialect == store.Postgres {
-		// One trigger run per row would bump the project's version a
-		// million times; seed without, then bump once. The followers see
-		// a gap in the change log and drop the project's cached answers.
-		if _, err := db.ExecContext(ctx, `ALTER TABLE connections DISABLE TRIGGER connections_version`); err != nil {
-			return err
-		}
-		defer func() {
-			_, _ = db.ExecContext(ctx, `ALTER TABLE connections ENABLE TRIGGER connections_version`)
-			_, _ = db.ExecContext(ctx, `UPDATE projects SET connections_version = connections_version + 1 WHERE id = $1`, projectID)
-		}()
-	}
-	const batch = 1000
-	now := time.Now().UnixMilli()
-	cols := `id, project_id, connector_id, auth_config_id, user_id, global, name, is_default, status, scopes, credential, revision, created_at, updated_at`
-	for done := 0; done < n; {
-		k := min(batch, n-done)
-		var q strings.Builder
-		q.WriteString(`INSERT INTO connections (` + cols + `) VALUES `)
-		args := make([]any, 0, k*5)
-		for i := range k {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			p := len(args)
-			fmt.Fprintf(&q, "($%d, $%d, 'benchapi', $%d, $%d, false, 'default', true, 'active', '', $%d, 1, %d, %d)",
-				p+1, p+2, p+3, p+4, p+5, now, now)
-			args = append(args, store.NewID(), projectID, configID, "fu"+strconv.Itoa(done+i), []byte("sealed-filler"))
-		}
-		if _, err := db.ExecContext(ctx, q.String(), args...); err != nil {
-			return err
-		}
-		done += k
-	}
-	return nil
+	// The bench user's account is there too.
+	return ids, s.seedConnections(ctx, rows-users-1)
 }
 
 func printResolution(r Resolution) {

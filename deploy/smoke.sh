@@ -178,6 +178,9 @@ for i in 1 2 3 4; do expect_connectors "$key" 200 "on both replicas (call $i)"; 
 say "GET /v1/connectors through the proxy on both replicas: 200 x4"
 
 admin 2 key revoke "$key_id" --json >/dev/null
+# Replicas cache verified keys and drop a revoked one when PostgreSQL's
+# notification arrives (milliseconds; tests/replicas holds it to 500 ms).
+sleep 0.5
 for i in 1 2 3 4; do expect_connectors "$key" 401 "after revoking on replica 2 (call $i)"; done
 say "key revoked on replica 2: 401 through the proxy x4 (both replicas)"
 

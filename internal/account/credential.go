@@ -40,6 +40,15 @@ type Credential struct {
 	SecretAccessKey string `json:"secretAccessKey,omitempty"`
 	SessionToken    string `json:"sessionToken,omitempty"`
 	Region          string `json:"region,omitempty"`
+	// oauth2_jwt_bearer, google_service_account, github_app: the key that
+	// signs assertions, the issuer (consumer key, service account e-mail,
+	// GitHub App id), the subject (user to act as), the key id, and a
+	// GitHub App's installation id (grant.go).
+	PrivateKey     string `json:"privateKey,omitempty"`
+	PrivateKeyID   string `json:"privateKeyId,omitempty"`
+	Issuer         string `json:"issuer,omitempty"`
+	Subject        string `json:"subject,omitempty"`
+	InstallationID string `json:"installationId,omitempty"`
 	// custom: the auth method's named fields.
 	Fields map[string]string `json:"fields,omitempty"`
 	// Connection holds the connector's connection fields (shop, subdomain, ...).
@@ -65,6 +74,9 @@ var credentialFields = map[string]map[string]bool{
 	catalog.AuthAWSIAM:                  {"accessKeyId": true, "secretAccessKey": true, "sessionToken": false, "region": false},
 	catalog.AuthCustom:                  {"fields": true},
 	catalog.AuthNone:                    {},
+	catalog.AuthJWTBearer:               {"clientId": true, "username": true, "privateKey": true},
+	catalog.AuthServiceAccount:          {"serviceAccountKey": true, "subject": false},
+	catalog.AuthGitHubApp:               {"appId": true, "installationId": true, "privateKey": true},
 }
 
 // ParseCredential checks a credential object from a request against the
@@ -83,7 +95,7 @@ func ParseCredential(raw json.RawMessage, con *catalog.Connector, method *catalo
 	}
 	c := Credential{Method: method.ID}
 	if err := json.Unmarshal(obj["type"], &c.Type); err != nil || c.Type == "" {
-		issues.Add(apierr.IssueRequired, at("type"), "is required: one of oauth2, oauth2_client_credentials, api_key, basic, aws_iam, custom, none")
+		issues.Add(apierr.IssueRequired, at("type"), "is required: one of oauth2, oauth2_client_credentials, api_key, basic, aws_iam, custom, none, oauth2_jwt_bearer, google_service_account, github_app")
 		return Credential{}, nil, issues.Err()
 	}
 	allowed, known := credentialFields[c.Type]
@@ -145,7 +157,11 @@ func ParseCredential(raw json.RawMessage, con *catalog.Connector, method *catalo
 		case "apiKey":
 			str(name, &c.APIKey)
 		case "username":
-			str(name, &c.Username)
+			if c.Type == catalog.AuthJWTBearer {
+				str(name, &c.Subject)
+			} else {
+				str(name, &c.Username)
+			}
 		case "password":
 			str(name, &c.Password)
 		case "accessToken":
@@ -155,7 +171,11 @@ func ParseCredential(raw json.RawMessage, con *catalog.Connector, method *catalo
 		case "tokenType":
 			str(name, &c.TokenType)
 		case "clientId":
-			str(name, &c.ClientID)
+			if c.Type == catalog.AuthJWTBearer {
+				str(name, &c.Issuer)
+			} else {
+				str(name, &c.ClientID)
+			}
 		case "clientSecret":
 			str(name, &c.ClientSecret)
 		case "accessKeyId":
@@ -174,6 +194,8 @@ func ParseCredential(raw json.RawMessage, con *catalog.Connector, method *catalo
 			if err := json.Unmarshal(obj[name], &scopes); err != nil {
 				issues.Add(apierr.IssueInvalidType, at(name), "must be an array of strings")
 			}
+		case "privateKey", "appId", "installationId", "serviceAccountKey", "subject":
+			parseGrantField(&c, method, name, obj[name], at(name), &issues)
 		case "fields":
 			if err := json.Unmarshal(obj[name], &c.Fields); err != nil {
 				c.Fields = nil

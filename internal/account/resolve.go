@@ -7,11 +7,11 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // Use is what a call asks of account resolution.
 type Use struct {
-	ProjectID   string
 	UserID      string
 	ConnectorID string
 	// ConnectionID names the account explicitly.
@@ -31,8 +31,11 @@ type Use struct {
 // MISSING_CONNECTION. It refuses accounts that need reconnecting (400
 // REAUTH_REQUIRED) and global accounts without permission for the call
 // (403 ACTION_DISABLED).
-func (s *Service) Resolve(ctx context.Context, u Use) (store.Connection, error) {
-	c, err := s.pick(ctx, u)
+func (s *Service) Resolve(ctx context.Context, t tenant.Tenant, u Use) (store.Connection, error) {
+	if err := t.Check(); err != nil {
+		return store.Connection{}, err
+	}
+	c, err := s.pick(ctx, t, u)
 	if err != nil {
 		return store.Connection{}, err
 	}
@@ -48,9 +51,9 @@ func (s *Service) Resolve(ctx context.Context, u Use) (store.Connection, error) 
 	return c, nil
 }
 
-func (s *Service) pick(ctx context.Context, u Use) (store.Connection, error) {
+func (s *Service) pick(ctx context.Context, t tenant.Tenant, u Use) (store.Connection, error) {
 	if u.ConnectionID != "" {
-		c, err := s.store.ResolutionConnection(ctx, u.ProjectID, u.ConnectionID)
+		c, err := s.store.ResolutionConnection(ctx, t.ProjectID, t.ConnectionsVersion, u.ConnectionID)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && !c.Global && c.UserID != u.UserID) {
 			return store.Connection{}, apierr.New(apierr.ConnectionNotFound,
 				"connection %s is not an account of user %q in this project", u.ConnectionID, u.UserID).WithStatus(400)
@@ -64,7 +67,7 @@ func (s *Service) pick(ctx context.Context, u Use) (store.Connection, error) {
 		}
 		return c, nil
 	}
-	candidates, err := s.store.ResolutionCandidates(ctx, u.ProjectID, u.UserID, u.ConnectorID)
+	candidates, err := s.store.ResolutionCandidates(ctx, t.ProjectID, t.ConnectionsVersion, u.UserID, u.ConnectorID)
 	if err != nil {
 		return store.Connection{}, err
 	}

@@ -14,12 +14,25 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/store/storetest"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 type fixture struct {
 	svc     *account.Service
 	st      *store.Store
+	cat     *catalog.Catalog
 	project string
+}
+
+// tenant returns the project's tenant with its versions as stored now, as
+// a new request would see it.
+func (f *fixture) tenant(t *testing.T) tenant.Tenant {
+	t.Helper()
+	kp, err := f.st.ProjectVersions(context.Background(), f.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tenant.Tenant{ProjectID: kp.ID, Catalog: f.cat, ToolsVersion: kp.ToolsVersion, ConnectionsVersion: kp.ConnectionsVersion}
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -37,7 +50,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{svc: account.NewService(st, ring, cat), st: st, project: p.ID}
+	return &fixture{svc: account.NewService(st, ring), st: st, cat: cat, project: p.ID}
 }
 
 func (f *fixture) create(t *testing.T, req account.CreateRequest) store.Connection {
@@ -45,7 +58,7 @@ func (f *fixture) create(t *testing.T, req account.CreateRequest) store.Connecti
 	if req.Credential == nil {
 		req.Credential = json.RawMessage(`{"type":"api_key","apiKey":"sk_test"}`)
 	}
-	c, err := f.svc.Create(context.Background(), f.project, req)
+	c, err := f.svc.Create(context.Background(), f.tenant(t), req)
 	if err != nil {
 		t.Fatalf("create %+v: %v", req, err)
 	}
@@ -86,7 +99,6 @@ func TestResolve(t *testing.T) {
 	}
 
 	use := func(u account.Use) account.Use {
-		u.ProjectID = f.project
 		if u.ConnectorID == "" {
 			u.ConnectorID = "github"
 		}
@@ -108,7 +120,7 @@ func TestResolve(t *testing.T) {
 		{"a global preferred when allowed", account.Use{UserID: "carol", Preferred: "shared", AllowGlobal: true, ToolID: "github_list_repos"}, shared.ID},
 	}
 	for _, c := range ok {
-		got, err := f.svc.Resolve(ctx, use(c.use))
+		got, err := f.svc.Resolve(ctx, f.tenant(t), use(c.use))
 		if err != nil || got.ID != c.want {
 			t.Errorf("%s: got %s, %v; want %s", c.name, got.ID, err, c.want)
 		}
@@ -133,11 +145,11 @@ func TestResolve(t *testing.T) {
 	}
 	for _, c := range refused {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := f.svc.Resolve(ctx, use(c.use))
+			_, err := f.svc.Resolve(ctx, f.tenant(t), use(c.use))
 			wantCode(t, err, c.code, c.status)
 		})
 	}
-	_, err := f.svc.Resolve(ctx, use(account.Use{UserID: "carol", ConnectorID: "slack", AllowGlobal: true, ToolID: "slack_send_message"}))
+	_, err := f.svc.Resolve(ctx, f.tenant(t), use(account.Use{UserID: "carol", ConnectorID: "slack", AllowGlobal: true, ToolID: "slack_send_message"}))
 	if e, _ := apierr.As(err); e == nil || len(e.Choices) != 2 {
 		t.Fatalf("ambiguous answer lists no choices: %v", err)
 	}
@@ -169,7 +181,7 @@ func TestCreate_Rules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := f.svc.Create(context.Background(), f.project, c.req)
+			_, err := f.svc.Create(context.Background(), f.tenant(t), c.req)
 			wantCode(t, err, c.code, c.status)
 			if c.path == "" {
 				return
@@ -221,13 +233,13 @@ func TestService_Lifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rev, err := f.svc.Rotate(ctx, f.project, a.ID, json.RawMessage(`{"type":"api_key","apiKey":"sk_new"}`), a.Revision)
+	rev, err := f.svc.Rotate(ctx, f.tenant(t), a.ID, json.RawMessage(`{"type":"api_key","apiKey":"sk_new"}`), a.Revision)
 	if err != nil || rev != a.Revision+1 {
 		t.Fatalf("rotate: %d %v", rev, err)
 	}
-	_, err = f.svc.Rotate(ctx, f.project, a.ID, json.RawMessage(`{"type":"api_key","apiKey":"sk_x"}`), a.Revision)
+	_, err = f.svc.Rotate(ctx, f.tenant(t), a.ID, json.RawMessage(`{"type":"api_key","apiKey":"sk_x"}`), a.Revision)
 	wantCode(t, err, apierr.Conflict, 409)
-	_, err = f.svc.Rotate(ctx, f.project, a.ID, json.RawMessage(`{"type":"api_key"}`), rev)
+	_, err = f.svc.Rotate(ctx, f.tenant(t), a.ID, json.RawMessage(`{"type":"api_key"}`), rev)
 	wantCode(t, err, apierr.ValidationError, 400)
 	got, _ := f.svc.Get(ctx, f.project, a.ID)
 	if cred, _ := f.svc.Open(got); cred.APIKey != "sk_new" {

@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // Purposes bind sealed values to what they are (the AAD's first half).
@@ -19,16 +20,17 @@ const (
 	PurposeClientSecret = "auth_config.client_secret"
 )
 
-// Service runs the account rules over the store.
+// Service runs the account rules over the store. The connectors an
+// account may be of come from the caller's tenant (a project's catalog),
+// passed to each method that needs them.
 type Service struct {
 	store   *store.Store
 	keyring *secret.Keyring
-	catalog *catalog.Catalog
 }
 
 // NewService returns a Service.
-func NewService(st *store.Store, ring *secret.Keyring, cat *catalog.Catalog) *Service {
-	return &Service{store: st, keyring: ring, catalog: cat}
+func NewService(st *store.Store, ring *secret.Keyring) *Service {
+	return &Service{store: st, keyring: ring}
 }
 
 // Seal seals a credential for the connection id.
@@ -96,9 +98,13 @@ type CreateRequest struct {
 }
 
 // Create stores a credential the caller already holds as a new account.
-func (s *Service) Create(ctx context.Context, projectID string, req CreateRequest) (store.Connection, error) {
+func (s *Service) Create(ctx context.Context, t tenant.Tenant, req CreateRequest) (store.Connection, error) {
+	if err := t.Check(); err != nil {
+		return store.Connection{}, err
+	}
+	projectID := t.ProjectID
 	var issues apierr.Issues
-	con, ok := catalog.FromContext(ctx, s.catalog).Connector(req.ConnectorID)
+	con, ok := t.Catalog.Connector(req.ConnectorID)
 	switch {
 	case req.ConnectorID == "":
 		issues.Add(apierr.IssueRequired, []any{"connectorId"}, "is required")
@@ -241,15 +247,15 @@ func linkUsed() error {
 
 // Rotate replaces an account's credential when expectedRevision is current,
 // setting a reauth_required account back to active.
-func (s *Service) Rotate(ctx context.Context, projectID, id string, raw json.RawMessage, expected int64) (int64, error) {
-	return s.rotate(ctx, "", projectID, id, raw, &expected)
+func (s *Service) Rotate(ctx context.Context, t tenant.Tenant, id string, raw json.RawMessage, expected int64) (int64, error) {
+	return s.rotate(ctx, "", t, id, raw, &expected)
 }
 
 // RotateThroughLink is Rotate for a reconnect through a connect link: the
 // link (when linkID is set) is used up in the same transaction, or the
 // request is 410 LINK_USED and the credential is unchanged.
-func (s *Service) RotateThroughLink(ctx context.Context, linkID, projectID, id string, raw json.RawMessage, expected int64) (int64, error) {
-	return s.rotate(ctx, linkID, projectID, id, raw, &expected)
+func (s *Service) RotateThroughLink(ctx context.Context, t tenant.Tenant, linkID, id string, raw json.RawMessage, expected int64) (int64, error) {
+	return s.rotate(ctx, linkID, t, id, raw, &expected)
 }
 
 // rotateAttempts bounds the retries of a rotation without an expected
@@ -260,12 +266,16 @@ const rotateAttempts = 3
 // at the current one (read again when another rotation got in between):
 // a caller without a revision asks for the new credential to win, not for
 // a check against a revision it has never been shown.
-func (s *Service) rotate(ctx context.Context, linkID, projectID, id string, raw json.RawMessage, expected *int64) (int64, error) {
+func (s *Service) rotate(ctx context.Context, linkID string, t tenant.Tenant, id string, raw json.RawMessage, expected *int64) (int64, error) {
+	if err := t.Check(); err != nil {
+		return 0, err
+	}
+	projectID := t.ProjectID
 	c, err := s.Get(ctx, projectID, id)
 	if err != nil {
 		return 0, err
 	}
-	con, ok := catalog.FromContext(ctx, s.catalog).Connector(c.ConnectorID)
+	con, ok := t.Catalog.Connector(c.ConnectorID)
 	if !ok {
 		return 0, apierr.New(apierr.ConnectorUnavailable, "connector %s is no longer available", c.ConnectorID)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // UpdateRequest is PATCH /v1/connections/:id: a rename, a credential
@@ -30,7 +31,11 @@ type Updated struct {
 
 // Update renames an account, rotates its credential, or both; every rule
 // is checked before anything changes.
-func (s *Service) Update(ctx context.Context, projectID, id string, r UpdateRequest) (Updated, error) {
+func (s *Service) Update(ctx context.Context, t tenant.Tenant, id string, r UpdateRequest) (Updated, error) {
+	if err := t.Check(); err != nil {
+		return Updated{}, err
+	}
+	projectID := t.ProjectID
 	var issues apierr.Issues
 	rotate := len(r.Credential) > 0 && string(r.Credential) != "null"
 	if r.Name == nil && !rotate {
@@ -49,7 +54,7 @@ func (s *Service) Update(ctx context.Context, projectID, id string, r UpdateRequ
 	if rotate {
 		// expectedRevision is optional (the API lists it without
 		// requiring it, and the create response shows no revision).
-		rev, err := s.rotate(ctx, "", projectID, id, r.Credential, r.ExpectedRevision)
+		rev, err := s.rotate(ctx, "", t, id, r.Credential, r.ExpectedRevision)
 		if err != nil {
 			return Updated{}, err
 		}

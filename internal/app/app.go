@@ -2,11 +2,11 @@
 // every constructor (store, key ring, catalog, outbound guard, the feature
 // services, the MCP server and the HTTP API); Run supervises the background
 // jobs and the listeners; Close shuts everything down in one written order.
-// `switchboard serve`, the HTTP API tests and the benchmark all build the
-// application here, so they run the same wiring.
+// `switchboard serve` and the HTTP API tests build the application here, so
+// they run the same wiring; the benchmark runs the serve binary itself.
 //
 // Dependencies point one way: app imports the feature packages and httpapi,
-// nothing imports app but cli, tests and the benchmark.
+// nothing imports app but cli and tests.
 package app
 
 import (
@@ -50,7 +50,7 @@ type Options struct {
 	// the built-in catalog.
 	CatalogFS fs.FS
 	// AllowLoopback lets outbound requests of every purpose reach
-	// 127.0.0.1 and ::1, where tests and the benchmark run fake providers.
+	// 127.0.0.1 and ::1, where tests run fake providers.
 	AllowLoopback bool
 	// RootCAs, when set, are the only TLS roots outbound requests trust
 	// (the certificates of fake providers).
@@ -66,8 +66,8 @@ type Options struct {
 	MaxConns int
 }
 
-// App is the built application. Its fields are the parts, for the tests and
-// the benchmark to set up data with; only New assigns them.
+// App is the built application. Its fields are the parts, for the tests to
+// set up data with; only New assigns them.
 type App struct {
 	// Config is the configuration the application was built from.
 	Config *config.Config
@@ -162,18 +162,18 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	a.Guard = guard
 
 	a.Catalogs = upstream.NewCatalogs(cat, st)
-	a.Accounts = account.NewService(st, ring, cat)
-	a.Executor = execute.New(execute.Options{Store: st, Accounts: a.Accounts, Catalog: cat, Guard: guard, Keyring: ring, Logger: log, Now: o.Now})
+	a.Accounts = account.NewService(st, ring)
+	a.Executor = execute.New(execute.Options{Store: st, Accounts: a.Accounts, Guard: guard, Keyring: ring, Logger: log, Now: o.Now})
 	a.Worker = webhook.NewWorker(st, ring, guard.Webhooks().Client(), log, o.Now)
 	a.Refresher = &upstream.Refresher{Store: st, Keyring: ring, Guard: guard, Logger: log}
 	a.Webhooks = webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: cfg.WebhooksAllowHTTPLoopback,
 		Notify: a.Worker.Notify, AllowedFunc: guard.Webhooks().Allowed, LookupFunc: o.LookupFunc})
 	a.Triggers = trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: a.Executor,
 		Logger: log, BaseURL: cfg.BaseURL, Notify: a.Worker.Notify, Now: o.Now})
-	a.Links = connect.NewService(st, cat, cfg.WebURL, o.Now)
-	a.Sessions = session.NewService(session.Options{Store: st, Catalog: cat, Accounts: a.Accounts, Executor: a.Executor, Links: a.Links,
+	a.Links = connect.NewService(st, cfg.WebURL, o.Now)
+	a.Sessions = session.NewService(session.Options{Store: st, Accounts: a.Accounts, Executor: a.Executor, Links: a.Links,
 		BaseURL: cfg.BaseURL, Now: o.Now})
-	a.Page = connect.NewPage(connect.PageOptions{Links: a.Links, Store: st, Catalog: cat, Projects: a.Catalogs, Accounts: a.Accounts,
+	a.Page = connect.NewPage(connect.PageOptions{Links: a.Links, Store: st, Projects: a.Catalogs, Accounts: a.Accounts,
 		Executor: a.Executor, Keyring: ring, Guard: guard, Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL, Now: o.Now})
 	a.MCP = mcpserver.New(a.Sessions, log)
 	a.API = httpapi.New(httpapi.Options{

@@ -15,7 +15,7 @@ import (
 func OutboundGuard(cfg *config.Config) *netguard.Guard { return newGuard(cfg, false, nil) }
 
 // newGuard is OutboundGuard, with loopback opened to every purpose and
-// other TLS settings when tests and the benchmark ask for them.
+// other TLS settings when tests ask for them.
 func newGuard(cfg *config.Config, allowLoopback bool, tlsConfig *tls.Config) *netguard.Guard {
 	allow := cfg.OutboundAllowances
 	if cfg.WebhooksAllowHTTPLoopback {

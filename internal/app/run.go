@@ -19,7 +19,7 @@ type namedServer struct {
 
 // Run listens on the configured addresses, starts the background jobs
 // (the executor's upkeep, the webhook worker, the janitor, the MCP server
-// refresher) and serves until ctx ends or a listener fails. It then shuts
+// refresher, the API key change listener) and serves until ctx ends or a listener fails. It then shuts
 // everything down with Close and returns the listener's error, if any.
 func (a *App) Run(ctx context.Context) error {
 	cfg := a.Config
@@ -93,6 +93,9 @@ func (a *App) startJobs(ctx context.Context) {
 	wg.Go(func() { a.Worker.Run(runCtx) })
 	wg.Go(func() { janitor(runCtx, a.Store, a.Logger) })
 	wg.Go(func() { a.Refresher.Run(runCtx, 15*time.Minute) })
+	// On PostgreSQL, the listener that keeps the API key cache in step
+	// with every replica's writes; without it keys are read per request.
+	wg.Go(func() { a.Store.WatchKeys(runCtx, a.Logger) })
 	a.jobsRan = true
 	a.stopJobs = func() {
 		cancel()

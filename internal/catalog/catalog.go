@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -194,20 +193,4 @@ func (c *Catalog) With(extra []*Connector) (*Catalog, error) {
 func CheckOwn(con *Connector) error {
 	_, err := (&Catalog{byID: map[string]*Connector{}}).With([]*Connector{con})
 	return err
-}
-
-type ctxKey struct{}
-
-// NewContext returns ctx carrying the catalog of the request's project
-// (the built-ins and the project's own connectors).
-func NewContext(ctx context.Context, c *Catalog) context.Context {
-	return context.WithValue(ctx, ctxKey{}, c)
-}
-
-// FromContext returns the catalog ctx carries, or fallback.
-func FromContext(ctx context.Context, fallback *Catalog) *Catalog {
-	if c, ok := ctx.Value(ctxKey{}).(*Catalog); ok && c != nil {
-		return c
-	}
-	return fallback
 }

@@ -52,6 +52,17 @@ const (
 	AuthAWSIAM                  = "aws_iam"
 	AuthCustom                  = "custom"
 	AuthNone                    = "none"
+	// AuthJWTBearer is the JWT bearer grant of RFC 7523: the account holds
+	// a private key and the gateway trades a signed assertion for an access
+	// token (Salesforce connected apps).
+	AuthJWTBearer = "oauth2_jwt_bearer"
+	// AuthServiceAccount is a Google service account: the JWT bearer grant
+	// with the account's JSON key, optionally impersonating a user of the
+	// domain (domain-wide delegation).
+	AuthServiceAccount = "google_service_account"
+	// AuthGitHubApp is a GitHub App installation: the gateway signs a short
+	// JWT as the app and trades it for an installation access token.
+	AuthGitHubApp = "github_app"
 )
 
 // Connector is one built-in integration, as written in its YAML file.
@@ -177,13 +188,47 @@ type AuthMethod struct {
 	AWS *AWS `yaml:"aws" json:"aws,omitempty"`
 	// Fields are the named fields of a custom credential, each with where it goes.
 	Fields []CustomField `yaml:"fields" json:"fields,omitempty"`
+	// PathPrefixes rewrite the start of a request path for accounts of this
+	// method ({"/me": "/users/{userId}"}: Microsoft Graph app-only tokens
+	// have no signed-in user); the values may take {connection field}
+	// placeholders.
+	PathPrefixes map[string]string `yaml:"pathPrefixes" json:"pathPrefixes,omitempty"`
+	// ExcludeTools are tools that accounts of this method cannot run (the
+	// provider refuses them for this kind of credential); a call answers
+	// 403 ACTION_DISABLED before any provider request.
+	ExcludeTools []string `yaml:"excludeTools" json:"excludeTools,omitempty"`
 }
 
-// OAuth2 is the provider side of an OAuth 2.0 flow.
+// Excludes reports whether accounts of the method cannot run tool id.
+func (m *AuthMethod) Excludes(id string) bool {
+	for _, t := range m.ExcludeTools {
+		if t == id {
+			return true
+		}
+	}
+	return false
+}
+
+// TokenGrant reports whether the method's accounts hold a key or client
+// credential that the gateway trades for short-lived access tokens itself
+// (no user sign-in, no refresh token).
+func (m *AuthMethod) TokenGrant() bool {
+	switch m.Type {
+	case AuthOAuth2ClientCredentials, AuthJWTBearer, AuthServiceAccount, AuthGitHubApp:
+		return true
+	}
+	return false
+}
+
+// OAuth2 is the provider side of an OAuth 2.0 flow. The token grants the
+// gateway runs itself (client credentials, JWT bearer, service account,
+// GitHub App) use TokenURL, Scopes and the fields named for them.
 type OAuth2 struct {
-	AuthorizeURL string   `yaml:"authorizeUrl" json:"authorizeUrl,omitempty"`
-	TokenURL     string   `yaml:"tokenUrl" json:"tokenUrl"`
-	Scopes       []string `yaml:"scopes" json:"scopes,omitempty"`
+	AuthorizeURL string `yaml:"authorizeUrl" json:"authorizeUrl,omitempty"`
+	// TokenURL may take {connection field} placeholders; for github_app it
+	// takes {installationId}, from the credential.
+	TokenURL string   `yaml:"tokenUrl" json:"tokenUrl"`
+	Scopes   []string `yaml:"scopes" json:"scopes,omitempty"`
 	// ScopeSeparator joins scopes in the authorize URL; a space by default.
 	ScopeSeparator string `yaml:"scopeSeparator" json:"scopeSeparator,omitempty"`
 	PKCE           bool   `yaml:"pkce" json:"pkce"`
@@ -209,6 +254,14 @@ type OAuth2 struct {
 	// code exchange, whose answer supplies connection fields (an Atlassian
 	// cloud id, a Xero tenant id).
 	AfterToken *AfterToken `yaml:"afterToken" json:"afterToken,omitempty"`
+	// TokenParams are extra form fields of a client-credentials token
+	// request; values may take {connection field} placeholders, and
+	// grant_type replaces client_credentials (Zoom Server-to-Server OAuth:
+	// grant_type=account_credentials, account_id={accountId}).
+	TokenParams map[string]string `yaml:"tokenParams" json:"tokenParams,omitempty"`
+	// Audience is the aud claim of a JWT bearer assertion (RFC 7523); the
+	// token URL when empty. It may take {connection field} placeholders.
+	Audience string `yaml:"audience" json:"audience,omitempty"`
 }
 
 // AfterToken is a provider call made with a new access token that

@@ -15,7 +15,8 @@ var (
 	placeholderRegex = regexp.MustCompile(`\{\+?([A-Za-z0-9_]+)\}`)
 	handlerPattern   = regexp.MustCompile(`^[a-z0-9_]+$`)
 	methods          = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
-	authTypes        = []string{AuthOAuth2, AuthOAuth2ClientCredentials, AuthAPIKey, AuthBasic, AuthAWSIAM, AuthCustom, AuthNone}
+	authTypes        = []string{AuthOAuth2, AuthOAuth2ClientCredentials, AuthAPIKey, AuthBasic, AuthAWSIAM, AuthCustom, AuthNone,
+		AuthJWTBearer, AuthServiceAccount, AuthGitHubApp}
 )
 
 // MaxToolIDLen bounds tool and trigger ids so they are valid function names
@@ -150,6 +151,9 @@ func (v *validator) connector(c *Connector) {
 		t.connector = c
 		v.tool(fmt.Sprintf("tools[%d] (%s)", i, t.ID), c, t)
 	}
+	for i := range c.AuthMethods {
+		v.excludedTools(fmt.Sprintf("authMethods[%d]", i), c, &c.AuthMethods[i])
+	}
 	for i, tr := range c.Triggers {
 		tr.connector = c
 		v.trigger(fmt.Sprintf("triggers[%d] (%s)", i, tr.ID), c, tr)
@@ -177,6 +181,12 @@ func (v *validator) authMethod(p string, m *AuthMethod, fields map[string]bool) 
 	}
 	if !slices.Contains(authTypes, m.Type) {
 		v.add(p+".type", "%q is not one of %s", m.Type, strings.Join(authTypes, ", "))
+		return
+	}
+	v.methodPaths(p, m, fields)
+	switch m.Type {
+	case AuthJWTBearer, AuthServiceAccount, AuthGitHubApp:
+		v.grantMethod(p, m, fields)
 		return
 	}
 	switch m.Type {
@@ -207,6 +217,7 @@ func (v *validator) authMethod(p string, m *AuthMethod, fields map[string]bool) 
 				v.add(fmt.Sprintf("%s.oauth2.allowedHosts[%d]", p, i), "%q is not a host name, host:port or *.domain", h)
 			}
 		}
+		v.tokenParams(p, m, fields)
 	case AuthAPIKey:
 		if m.APIKey == nil {
 			v.add(p+".apiKey", "is required for type api_key (where the key goes)")

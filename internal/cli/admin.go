@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,57 +18,37 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-// admin dispatches `switchboard admin <resource> <verb>`.
+// admin dispatches `switchboard admin <group> <verb>` through adminGroups.
 func (p *Program) admin(ctx context.Context, args []string) error {
-	if len(args) > 0 && args[0] == "rekey" {
-		return p.adminRekey(ctx, args[1:])
+	if len(args) == 0 || isHelp(args[0]) {
+		if len(args) == 0 {
+			p.printAdminHelp(p.Stderr)
+			return usagef("usage: switchboard admin GROUP COMMAND [flags]")
+		}
+		p.printAdminHelp(p.Stdout)
+		return nil
 	}
-	if len(args) < 2 {
-		return usagef("usage: switchboard admin project|key|tools|authconfig|global|rekey …; run switchboard help")
+	g := findAdminGroup(args[0])
+	if g == nil {
+		return usagef("unknown admin command group %q; run 'switchboard admin --help'", args[0])
 	}
-	switch args[0] + " " + args[1] {
-	case "project create":
-		return p.adminProjectCreate(ctx, args[2:])
-	case "project list":
-		return p.adminProjectList(ctx, args[2:])
-	case "project set":
-		return p.adminProjectSet(ctx, args[2:])
-	case "key create":
-		return p.adminKeyCreate(ctx, args[2:])
-	case "key list":
-		return p.adminKeyList(ctx, args[2:])
-	case "key revoke":
-		return p.adminKeyRevoke(ctx, args[2:])
-	case "tools disable":
-		return p.adminToolsSwitch(ctx, args[2:], false)
-	case "tools enable":
-		return p.adminToolsSwitch(ctx, args[2:], true)
-	case "tools list":
-		return p.adminToolsList(ctx, args[2:])
-	case "authconfig create":
-		return p.adminAuthConfigCreate(ctx, args[2:], p.Stdin)
-	case "authconfig list":
-		return p.adminAuthConfigList(ctx, args[2:])
-	case "authconfig delete":
-		return p.adminAuthConfigDelete(ctx, args[2:])
-	case "global allow":
-		return p.adminGlobal(ctx, args[2:], true)
-	case "global revoke":
-		return p.adminGlobal(ctx, args[2:], false)
-	case "endpoint create", "endpoint list", "endpoint update", "endpoint delete":
-		return p.adminEndpoint(ctx, args[1], args[2:])
-	case "webhook create", "webhook list", "webhook delete":
-		return p.adminWebhook(ctx, args[1], args[2:])
-	case "asset upload":
-		return p.adminAssetUpload(ctx, args[2:])
-	case "openapi import":
-		return p.adminOpenAPIImport(ctx, args[2:])
-	case "connectors list", "connectors remove":
-		return p.adminConnectors(ctx, args[1], args[2:])
-	case "mcp-server add", "mcp-server list", "mcp-server refresh", "mcp-server remove":
-		return p.adminMCPServer(ctx, args[1], args[2:])
+	if len(g.commands) == 1 && g.commands[0].verb == "" {
+		return g.commands[0].run(p, ctx, args[1:])
 	}
-	return usagef("unknown admin command %q; run 'switchboard help'", args[0]+" "+args[1])
+	if len(args) < 2 || isHelp(args[1]) {
+		if len(args) < 2 {
+			printAdminGroupHelp(p.Stderr, g)
+			return usagef("usage: switchboard admin %s %s …", g.name, g.verbs())
+		}
+		printAdminGroupHelp(p.Stdout, g)
+		return nil
+	}
+	for _, c := range g.commands {
+		if c.verb == args[1] {
+			return c.run(p, ctx, args[2:])
+		}
+	}
+	return usagef("unknown admin command %q; run 'switchboard admin %s --help'", args[0]+" "+args[1], g.name)
 }
 
 // adminCommand is the shared part of every admin command: configuration
@@ -75,14 +56,25 @@ func (p *Program) admin(ctx context.Context, args []string) error {
 type adminCommand struct {
 	*configured
 	asJSON *bool
+	create *bool
+	stderr io.Writer
 }
 
 func (p *Program) adminFlags(name string, skip ...string) *adminCommand {
 	c := p.configFlags("admin "+name, skip...)
-	return &adminCommand{configured: c, asJSON: c.fs.Bool("json", false, "print one JSON document")}
+	return &adminCommand{configured: c, stderr: p.Stderr,
+		asJSON: c.fs.Bool("json", false, "print one JSON document"),
+		create: c.fs.Bool("create", false, "create the SQLite database if it does not exist (otherwise the command refuses)")}
 }
 
+// open opens the configured database, after saying on standard error which
+// one it is; a SQLite file that does not exist is refused unless --create
+// was given (checkDatabaseExists).
 func (a *adminCommand) open(ctx context.Context) (*store.Store, error) {
+	fmt.Fprintln(a.stderr, "switchboard: using database", databaseLabel(a.cfg.DatabaseURL))
+	if err := checkDatabaseExists(a.cfg.DatabaseURL, *a.create); err != nil {
+		return nil, err
+	}
 	return openStore(ctx, a.cfg, discardLogger())
 }
 
@@ -119,11 +111,36 @@ func printList[T any](w io.Writer, asJSON bool, rows []T, header string, cells f
 			if i > 0 {
 				fmt.Fprint(tw, "\t")
 			}
-			fmt.Fprint(tw, c)
+			fmt.Fprint(tw, cellText(c))
 		}
 		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
+}
+
+// cellText is a table cell as text: JSON (json.RawMessage or []byte
+// holding JSON) compact on one line, other bytes as text, lists joined
+// by commas, never the numbers of a byte array as fmt prints them.
+func cellText(c any) string {
+	switch v := c.(type) {
+	case json.RawMessage:
+		return compactJSON(v)
+	case []byte:
+		return compactJSON(v)
+	case []string:
+		return strings.Join(v, ",")
+	case fmt.Stringer:
+		return v.String()
+	}
+	return fmt.Sprint(c)
+}
+
+func compactJSON(b []byte) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) == nil {
+		return buf.String()
+	}
+	return strings.ToValidUTF8(string(b), "\ufffd")
 }
 
 func (p *Program) adminProjectCreate(ctx context.Context, args []string) error {

@@ -77,11 +77,11 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 	defer st.Close()
 	// The project's catalog, so its own connectors (imported OpenAPI
 	// documents with OAuth security schemes) can have a client too.
-	cat, err := projectCatalog(ctx, st, *projectID)
+	tn, err := projectTenant(ctx, st, *projectID)
 	if err != nil {
 		return err
 	}
-	con, ok := cat.Connector(*connectorID)
+	con, ok := tn.Catalog.Connector(*connectorID)
 	if !ok {
 		return fmt.Errorf("project %s has no connector %q; 'switchboard admin connectors list --project %s' lists its own and 'switchboard catalog export' the built-in ones",
 			*projectID, *connectorID, *projectID)
@@ -122,7 +122,7 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 	if err != nil {
 		return err
 	}
-	svc := account.NewService(st, ring, cat)
+	svc := account.NewService(st, ring)
 	ac := store.AuthConfig{ID: store.NewID(), ProjectID: *projectID, ConnectorID: con.ID, Key: *key, AuthMethodID: method.ID,
 		AuthType: method.Type, ClientID: *clientID, Scopes: scopeList, Hosts: hosts}
 	if *clientSecret != "" {
@@ -255,11 +255,11 @@ func (p *Program) adminGlobal(ctx context.Context, args []string, allow bool) er
 	if len(list) > 0 {
 		// The account's project's catalog: a global account of the
 		// project's own connector runs that connector's tools.
-		cat, err := projectCatalog(ctx, st, c.ProjectID)
+		tn, err := projectTenant(ctx, st, c.ProjectID)
 		if err != nil {
 			return err
 		}
-		if _, err := expandToolPatterns(cat, list); err != nil {
+		if _, err := expandToolPatterns(tn.Catalog, list); err != nil {
 			return err
 		}
 	}

@@ -8,11 +8,8 @@ import (
 	"fmt"
 	"strings"
 
-	builtin "github.com/switchboard-gw/switchboard/catalog"
-	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
-	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
 
 // endpointFlags are the flags of endpoint create and update.
@@ -81,11 +78,7 @@ func (p *Program) adminEndpoint(ctx context.Context, verb string, args []string)
 		return err
 	}
 	defer st.Close()
-	cat, err := catalog.Load(builtin.FS)
-	if err != nil {
-		return err
-	}
-	sessions := session.NewService(session.Options{Store: st, Catalog: cat})
+	sessions := session.NewService(session.Options{Store: st})
 	switch verb {
 	case "create", "update":
 		if len(pos) > 0 || *ef.slug == "" || (verb == "create" && *ef.projectID == "") {
@@ -103,11 +96,11 @@ func (p *Program) adminEndpoint(ctx context.Context, verb string, args []string)
 		} else if err := requireProject(ctx, st, projectID); err != nil {
 			return err
 		}
-		projectCat, err := upstream.NewCatalogs(cat, st).For(ctx, projectID)
+		tn, err := projectTenant(ctx, st, projectID)
 		if err != nil {
 			return err
 		}
-		rec, err := sessions.EndpointRecord(catalog.NewContext(ctx, projectCat), ef.request(projectID))
+		rec, err := sessions.EndpointRecord(ctx, tn, ef.request(projectID))
 		if err != nil {
 			return err
 		}

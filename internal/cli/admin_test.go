@@ -16,13 +16,26 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-func dbEnv(t *testing.T) map[string]string {
+// freshEnv names a database and key file in a new temporary directory;
+// neither exists yet.
+func freshEnv(t *testing.T) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
 	return map[string]string{
 		"SWITCHBOARD_DATABASE_URL":    "sqlite:" + filepath.Join(dir, "sb.db"),
 		"SWITCHBOARD_SECRET_KEY_FILE": filepath.Join(dir, "secret.key"),
 	}
+}
+
+// dbEnv is freshEnv with the database created and migrated.
+func dbEnv(t *testing.T) map[string]string {
+	t.Helper()
+	env := freshEnv(t)
+	// Admin commands do not create a database; migrate does, as serve would.
+	if code, _, stderr := runCLI(t, env, "migrate"); code != 0 {
+		t.Fatalf("migrate: %d %s", code, stderr)
+	}
+	return env
 }
 
 func TestAdmin_JSONOutputsAreOneDocument(t *testing.T) {
@@ -101,7 +114,7 @@ func TestAdmin_Errors(t *testing.T) {
 
 func TestMigrate_StatusThenApply(t *testing.T) {
 	t.Parallel()
-	env := dbEnv(t)
+	env := freshEnv(t)
 	code, out, _ := runCLI(t, env, "migrate", "--status")
 	if code != 0 || !strings.Contains(out, "pending") || strings.Contains(out, "applied") {
 		t.Fatalf("status before: %d %s", code, out)
@@ -226,6 +239,24 @@ func TestAdminEndpoint_CreateListUpdateDelete(t *testing.T) {
 		"--connectors", "github,slack", "--actions", "github_*", "--read-only", "--require-user", "--json")
 	if code != 0 || !strings.Contains(out, `"slug": "team-tools"`) || !strings.Contains(out, `"requireUser": true`) {
 		t.Fatalf("create: %d %s %s", code, out, stderr)
+	}
+	// The listing shows the scope as JSON: an object with --json, compact text
+	// in the table, never the numbers of a byte array.
+	if code, out, _ := runCLI(t, env, "admin", "endpoint", "list", "--project", proj.ID, "--json"); code != 0 {
+		t.Fatalf("list: %d %s", code, out)
+	} else {
+		var list []struct {
+			Scope struct {
+				Connectors []string `json:"connectors"`
+			} `json:"scope"`
+		}
+		if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || strings.Join(list[0].Scope.Connectors, ",") != "github,slack" {
+			t.Fatalf("list --json scope is not an object with the connectors: %v %s", err, out)
+		}
+	}
+	if code, out, _ := runCLI(t, env, "admin", "endpoint", "list", "--project", proj.ID); code != 0 ||
+		!strings.Contains(out, `"connectors":["github","slack"]`) || regexp.MustCompile(`\[\d+ \d+ \d+`).MatchString(out) {
+		t.Fatalf("list table: %d %s", code, out)
 	}
 	if code, _, stderr := runCLI(t, env, "admin", "endpoint", "create", "--project", proj.ID, "--slug", "team-tools"); code != exitError || !strings.Contains(stderr, "taken") {
 		t.Fatalf("taken slug: %d %s", code, stderr)
@@ -390,6 +421,26 @@ func TestAdminAuthConfig_ImportedConnectorAndHosts(t *testing.T) {
 		if code, _, stderr := runCLI(t, env, "admin", "authconfig", "create", "--project", proj.ID, "--connector", c.connector, "--type", "oauth2",
 			"--client-id", "x", "--client-secret", "y", "--key", "k-"+c.connector, "--hosts", c.hosts); code != exitUsage || !strings.Contains(stderr, c.want) {
 			t.Fatalf("--hosts %q on %s: %d %s", c.hosts, c.connector, code, stderr)
+		}
+	}
+}
+
+func TestCellText_BytesAndJSONAreText(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   any
+		want string
+	}{
+		{json.RawMessage(`{"a": [1, 2]}`), `{"a":[1,2]}`},
+		{[]byte(`{"b": true}`), `{"b":true}`},
+		{[]byte("plain"), "plain"},
+		{[]string{"x", "y"}, "x,y"},
+		{true, "true"},
+		{7, "7"},
+	}
+	for _, c := range cases {
+		if got := cellText(c.in); got != c.want {
+			t.Errorf("cellText(%#v) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

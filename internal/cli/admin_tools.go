@@ -9,6 +9,7 @@ import (
 	builtin "github.com/switchboard-gw/switchboard/catalog"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
 
@@ -34,11 +35,11 @@ func (p *Program) adminToolsSwitch(ctx context.Context, args []string, enabled b
 		return err
 	}
 	defer st.Close()
-	cat, err := projectCatalog(ctx, st, *projectID)
+	tn, err := projectTenant(ctx, st, *projectID)
 	if err != nil {
 		return err
 	}
-	toolIDs, err := expandToolPatterns(cat, pos)
+	toolIDs, err := expandToolPatterns(tn.Catalog, pos)
 	if err != nil {
 		return err
 	}
@@ -52,19 +53,21 @@ func (p *Program) adminToolsSwitch(ctx context.Context, args []string, enabled b
 	return nil
 }
 
-// projectCatalog is the project's whole catalog: the built-ins plus its
-// own connectors (imported OpenAPI documents, MCP servers), whose tools an
-// admin switches and permits like built-in ones.
-func projectCatalog(ctx context.Context, st *store.Store, projectID string) (*catalog.Catalog, error) {
+// projectTenant is the project's tenant, loaded from the database as every
+// caller without an API key loads it (upstream.Catalogs.Load): its whole
+// catalog (the built-ins plus its own connectors: imported OpenAPI
+// documents, MCP servers, whose tools an admin switches and permits like
+// built-in ones) and its versions.
+func projectTenant(ctx context.Context, st *store.Store, projectID string) (tenant.Tenant, error) {
 	builtins, err := catalog.Load(builtin.FS)
 	if err != nil {
-		return nil, err
+		return tenant.Tenant{}, err
 	}
-	cat, err := upstream.NewCatalogs(builtins, st).For(ctx, projectID)
+	tn, err := upstream.NewCatalogs(builtins, st).Load(ctx, projectID)
 	if err != nil {
-		return nil, fmt.Errorf("catalog of project %s: %w", projectID, err)
+		return tenant.Tenant{}, fmt.Errorf("catalog of project %s: %w", projectID, err)
 	}
-	return cat, nil
+	return tn, nil
 }
 
 // expandToolPatterns resolves tool ids and `prefix*` patterns against the
@@ -116,11 +119,12 @@ func (p *Program) adminToolsList(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	cat, err := projectCatalog(ctx, st, *projectID)
+	tn, err := projectTenant(ctx, st, *projectID)
 	if err != nil {
 		return err
 	}
-	disabled, err := st.DisabledTools(ctx, *projectID)
+	cat := tn.Catalog
+	disabled, err := st.DisabledTools(ctx, *projectID, tn.ToolsVersion)
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,8 @@ Usage:
   switchboard version
 
 Every admin command takes --json and then prints exactly one JSON document.
-Run 'switchboard serve --help' for the configuration flags and variables.
+Run 'switchboard admin --help' for the admin command groups, and
+'switchboard serve --help' for the configuration flags and variables.
 `
 
 // Run runs one command line and returns the process exit code.

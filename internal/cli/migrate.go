@@ -21,6 +21,7 @@ func (p *Program) migrate(ctx context.Context, args []string) error {
 	if len(pos) > 0 {
 		return usagef("usage: switchboard migrate [--status] [--json]")
 	}
+	fmt.Fprintln(p.Stderr, "switchboard: using database", databaseLabel(c.cfg.DatabaseURL))
 	st, err := store.Open(ctx, c.cfg.DatabaseURL, store.Options{})
 	if err != nil {
 		return err

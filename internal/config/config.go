@@ -75,8 +75,8 @@ type raw struct {
 }
 
 var options = []option{
-	{"addr", "SWITCHBOARD_ADDR", ":8080", "listen address of the REST API, /api and the Connect page", func(c *raw) *string { return &c.Addr }},
-	{"mcp-addr", "SWITCHBOARD_MCP_ADDR", ":8081", "listen address of the MCP endpoints host", func(c *raw) *string { return &c.MCPAddr }},
+	{"addr", "SWITCHBOARD_ADDR", "127.0.0.1:8080", "listen address of the REST API, /api and the Connect page (loopback by default; :8080 listens on every interface)", func(c *raw) *string { return &c.Addr }},
+	{"mcp-addr", "SWITCHBOARD_MCP_ADDR", "127.0.0.1:8081", "listen address of the MCP endpoints host (loopback by default; :8081 listens on every interface)", func(c *raw) *string { return &c.MCPAddr }},
 	{"assets-addr", "SWITCHBOARD_ASSETS_ADDR", "", "listen address of a separate assets host (off when empty)", func(c *raw) *string { return &c.AssetsAddr }},
 	{"base-url", "SWITCHBOARD_BASE_URL", "", "public URL of the REST API (default http://localhost:<addr port>)", func(c *raw) *string { return &c.BaseURL }},
 	{"web-url", "SWITCHBOARD_WEB_URL", "", "public URL of the hosted Connect page (default: base URL)", func(c *raw) *string { return &c.WebURL }},

@@ -27,7 +27,7 @@ func TestDefaults_WorkWithNoConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		Addr: ":8080", MCPAddr: ":8081", BaseURL: "http://localhost:8080", WebURL: "http://localhost:8080",
+		Addr: "127.0.0.1:8080", MCPAddr: "127.0.0.1:8081", BaseURL: "http://localhost:8080", WebURL: "http://localhost:8080",
 		MCPURL: "http://localhost:8081", AssetsURL: "http://localhost:8080/assets",
 		DatabaseURL: "sqlite:./data/switchboard.db", SecretKeyFile: "./data/secret.key",
 		LogLevel: "info", LogFormat: "auto", ShutdownTimeout: 20 * time.Second, MaxBodyBytes: 1 << 20, BodyReadTimeout: 30 * time.Second,

@@ -16,8 +16,8 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
-	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // Limits (docs/README.md, "Limits").
@@ -29,18 +29,18 @@ const (
 
 // Service creates connect links.
 type Service struct {
-	store   *store.Store
-	catalog *catalog.Catalog
-	webURL  string
-	now     func() time.Time
+	store  *store.Store
+	webURL string
+	now    func() time.Time
 }
 
 // NewService returns a Service; links point at webURL + /connect/<token>.
-func NewService(st *store.Store, cat *catalog.Catalog, webURL string, now func() time.Time) *Service {
+// The connectors a link may offer come from the tenant passed to Create.
+func NewService(st *store.Store, webURL string, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: st, catalog: cat, webURL: webURL, now: now}
+	return &Service{store: st, webURL: webURL, now: now}
 }
 
 // Request is the body of POST /v1/connect-links.
@@ -68,10 +68,14 @@ type Link struct {
 }
 
 // Create checks a request and stores a new single-use link.
-func (s *Service) Create(ctx context.Context, projectID string, r Request) (Link, error) {
+func (s *Service) Create(ctx context.Context, t tenant.Tenant, r Request) (Link, error) {
+	if err := t.Check(); err != nil {
+		return Link{}, err
+	}
+	projectID := t.ProjectID
 	var issues apierr.Issues
 	account.CheckUserID(r.UserID, "userId", true, &issues)
-	cat := catalog.FromContext(ctx, s.catalog)
+	cat := t.Catalog
 	for i, c := range r.Connectors {
 		if _, ok := cat.Connector(c); !ok {
 			issues.Add(apierr.IssueInvalidValue, []any{"connectors", i}, "%q is not a connector", c)

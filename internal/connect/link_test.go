@@ -14,14 +14,27 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/store/storetest"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
+	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
 
 type fixture struct {
-	st      *store.Store
-	links   *connect.Service
-	page    *connect.Page
-	clock   *storetest.Clock
-	project string
+	st       *store.Store
+	links    *connect.Service
+	page     *connect.Page
+	clock    *storetest.Clock
+	catalogs *upstream.Catalogs
+	project  string
+}
+
+// tenant returns the project's tenant as a request with a key would see it now.
+func (f *fixture) tenant(t *testing.T) tenant.Tenant {
+	t.Helper()
+	tn, err := f.catalogs.Load(context.Background(), f.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tn
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -47,10 +60,11 @@ func newFixture(t *testing.T) *fixture {
 	if err := st.SetRedirectURLs(ctx, p.ID, []string{"https://app.example.com/done"}); err != nil {
 		t.Fatal(err)
 	}
-	links := connect.NewService(st, cat, "https://sb.example.com", clock.Now)
-	page := connect.NewPage(connect.PageOptions{Links: links, Store: st, Catalog: cat, Accounts: account.NewService(st, ring, cat),
+	links := connect.NewService(st, "https://sb.example.com", clock.Now)
+	catalogs := upstream.NewCatalogs(cat, st)
+	page := connect.NewPage(connect.PageOptions{Links: links, Store: st, Projects: catalogs, Accounts: account.NewService(st, ring),
 		Keyring: ring, BaseURL: "https://sb.example.com", Now: clock.Now})
-	return &fixture{st: st, links: links, page: page, clock: clock, project: p.ID}
+	return &fixture{st: st, links: links, page: page, clock: clock, catalogs: catalogs, project: p.ID}
 }
 
 func minutes(n int) *int { return &n }
@@ -90,7 +104,7 @@ func TestCreateLink_Rules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			l, err := f.links.Create(context.Background(), f.project, c.req)
+			l, err := f.links.Create(context.Background(), f.tenant(t), c.req)
 			if c.path == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -122,7 +136,7 @@ func TestLink_ExpiryAndTokens(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	l, err := f.links.Create(ctx, f.project, connect.Request{UserID: "ann"})
+	l, err := f.links.Create(ctx, f.tenant(t), connect.Request{UserID: "ann"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +146,7 @@ func TestLink_ExpiryAndTokens(t *testing.T) {
 	if _, err := f.st.ConnectLinkByToken(ctx, token(l)); err == nil {
 		t.Fatal("the token itself is stored")
 	}
-	other, _ := f.links.Create(ctx, f.project, connect.Request{UserID: "ann"})
+	other, _ := f.links.Create(ctx, f.tenant(t), connect.Request{UserID: "ann"})
 	if token(other) == token(l) {
 		t.Fatal("two links share a token")
 	}
@@ -162,7 +176,7 @@ func TestLink_ScopeAndSingleUse(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	l, err := f.links.Create(ctx, f.project, connect.Request{UserID: "ann", Connectors: []string{"github"}, AuthConfigs: []string{"github_api_key"}})
+	l, err := f.links.Create(ctx, f.tenant(t), connect.Request{UserID: "ann", Connectors: []string{"github"}, AuthConfigs: []string{"github_api_key"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,7 +95,6 @@ func (p *Page) Connections(ctx context.Context, token string) ([]account.PublicV
 	if err != nil {
 		return nil, err
 	}
-	ctx = p.projectContext(ctx, l.ProjectID)
 	return p.accounts(ctx, l)
 }
 
@@ -105,7 +104,6 @@ func (p *Page) Rename(ctx context.Context, token, id, name string) (account.Publ
 	if err != nil {
 		return account.PublicView{}, err
 	}
-	ctx = p.projectContext(ctx, l.ProjectID)
 	var issues apierr.Issues
 	if account.CheckName(name, true, &issues); issues.Err() != nil {
 		return account.PublicView{}, issues.Err()
@@ -127,7 +125,6 @@ func (p *Page) Remove(ctx context.Context, token, id string) error {
 	if err != nil {
 		return err
 	}
-	ctx = p.projectContext(ctx, l.ProjectID)
 	conn, err := p.ownAccount(ctx, l, id, "")
 	if err != nil {
 		return err

@@ -49,11 +49,14 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 	if err != nil {
 		return fail(err)
 	}
-	ctx = p.projectContext(ctx, l.ProjectID)
+	t, err := p.tenant(ctx, l)
+	if err != nil {
+		return fail(err)
+	}
 	if r.AuthConfigID == "" {
 		return fail(apierr.Validation(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"authConfigId"}, Message: "is required"}))
 	}
-	ac, c, m, err := p.config(ctx, l, r.AuthConfigID)
+	ac, c, m, err := p.config(ctx, t, l, r.AuthConfigID)
 	if err != nil {
 		return fail(err)
 	}
@@ -98,7 +101,7 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 	if err != nil {
 		return fail(err)
 	}
-	scopes, opts, err := p.signInScopes(ctx, l, c, m, ac, r.ConnectionID)
+	scopes, opts, err := p.signInScopes(ctx, t, l, c, m, ac, r.ConnectionID)
 	if err != nil {
 		return fail(err)
 	}
@@ -176,7 +179,11 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 	if err != nil {
 		return fail("The connect link of this sign-in no longer exists.")
 	}
-	ctx = p.projectContext(ctx, l.ProjectID)
+	t, err := p.tenant(ctx, l)
+	if err != nil {
+		p.Logger.ErrorContext(ctx, "cannot load the project of an OAuth callback", "link_id", l.ID, "error", err.Error())
+		return fail("The sign-in could not be completed; start again from your connect link.")
+	}
 	redirect := func(r CallbackResult) CallbackResult {
 		if l.RedirectURL != "" {
 			u, _ := url.Parse(l.RedirectURL)
@@ -206,7 +213,7 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 	if err != nil {
 		return fail("The sign-in's configuration was removed.")
 	}
-	c, ok := p.catalog(ctx, l.ProjectID).Connector(ac.ConnectorID)
+	c, ok := t.Catalog.Connector(ac.ConnectorID)
 	if !ok {
 		return fail("This application is no longer available.")
 	}
@@ -288,7 +295,7 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 		}
 		// As on the accounts route, the link is used up in the same
 		// transaction that stores the tokens.
-		if _, err := p.Accounts.RotateThroughLink(ctx, l.ID, l.ProjectID, old.ID, raw, old.Revision); err != nil {
+		if _, err := p.Accounts.RotateThroughLink(ctx, t, l.ID, old.ID, raw, old.Revision); err != nil {
 			if isLinkUsed(err) {
 				return fail(linkUsedPage)
 			}
@@ -296,7 +303,7 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 		}
 		conn, _ = p.Store.GetConnection(ctx, l.ProjectID, old.ID)
 	} else {
-		conn, err = p.Accounts.Create(ctx, l.ProjectID, account.CreateRequest{ConnectorID: c.ID, UserID: l.UserID, Credential: raw,
+		conn, err = p.Accounts.Create(ctx, t, account.CreateRequest{ConnectorID: c.ID, UserID: l.UserID, Credential: raw,
 			AuthConfigKey: ac.Key, Name: st.Name, LinkID: l.ID})
 		if isLinkUsed(err) {
 			return fail(linkUsedPage)
@@ -305,7 +312,7 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 			return fail("The account could not be stored: " + publicMessage(err))
 		}
 	}
-	p.label(ctx, conn)
+	p.label(ctx, t, conn)
 	conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
 	pv := account.Public(conn)
 	return redirect(CallbackResult{OK: true, Message: c.Name + " is connected.", Connector: c.Name, Connection: &pv})

@@ -9,11 +9,11 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
-	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // Link states reported by GET /api/connect/:token (docs/connect.md).
@@ -25,11 +25,10 @@ const (
 
 // PageOptions configure the hosted Connect page backend.
 type PageOptions struct {
-	Links   *Service
-	Store   *store.Store
-	Catalog *catalog.Catalog
-	// Projects, when set, gives a link's project its catalog with the
-	// project's own connectors; without it the page offers built-ins only.
+	Links *Service
+	Store *store.Store
+	// Projects gives a link's project its tenant: its catalog with the
+	// project's own connectors, and its versions.
 	Projects ProjectCatalogs
 	Accounts *account.Service
 	Executor *execute.Executor
@@ -44,33 +43,17 @@ type PageOptions struct {
 	Now       func() time.Time
 }
 
-// ProjectCatalogs returns a project's catalog (upstream.Catalogs does).
+// ProjectCatalogs loads a project's tenant from the database
+// (upstream.Catalogs does): a connect link carries no API key whose lookup
+// would have read the project's versions.
 type ProjectCatalogs interface {
-	For(ctx context.Context, projectID string) (*catalog.Catalog, error)
+	Load(ctx context.Context, projectID string) (tenant.Tenant, error)
 }
 
-// catalog returns the catalog of a link's project, the built-ins when the
-// project's own connectors cannot be read.
-func (p *Page) catalog(ctx context.Context, projectID string) *catalog.Catalog {
-	if cat := catalog.FromContext(ctx, nil); cat != nil {
-		return cat // projectContext put it there
-	}
-	if p.Projects == nil {
-		return p.Catalog
-	}
-	cat, err := p.Projects.For(ctx, projectID)
-	if err != nil {
-		p.Logger.WarnContext(ctx, "cannot read a project's own connectors; the connect page offers built-ins only",
-			"project_id", projectID, "error", err.Error())
-		return p.Catalog
-	}
-	return cat
-}
-
-// projectContext carries a link's project catalog, for the account
-// service and the executor.
-func (p *Page) projectContext(ctx context.Context, projectID string) context.Context {
-	return catalog.NewContext(ctx, p.catalog(ctx, projectID))
+// tenant returns the tenant of a link's project, for the connectors the
+// page offers, the account service and the executor.
+func (p *Page) tenant(ctx context.Context, l store.ConnectLink) (tenant.Tenant, error) {
+	return p.Projects.Load(ctx, l.ProjectID)
 }
 
 // Page serves the hosted Connect page's backend: the link's view, storing

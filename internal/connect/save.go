@@ -11,11 +11,12 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // config returns an offered auth config of the link, or 403 FORBIDDEN.
-func (p *Page) config(ctx context.Context, l store.ConnectLink, id string) (store.AuthConfig, *catalog.Connector, *catalog.AuthMethod, error) {
-	_, byID, err := p.offered(ctx, l)
+func (p *Page) config(ctx context.Context, t tenant.Tenant, l store.ConnectLink, id string) (store.AuthConfig, *catalog.Connector, *catalog.AuthMethod, error) {
+	_, byID, err := p.offered(ctx, t, l)
 	if err != nil {
 		return store.AuthConfig{}, nil, nil, err
 	}
@@ -23,7 +24,7 @@ func (p *Page) config(ctx context.Context, l store.ConnectLink, id string) (stor
 	if !ok {
 		return ac, nil, nil, apierr.New(apierr.Forbidden, "this link does not offer auth config %q", id)
 	}
-	c, ok := p.catalog(ctx, l.ProjectID).Connector(ac.ConnectorID)
+	c, ok := t.Catalog.Connector(ac.ConnectorID)
 	if !ok {
 		return ac, nil, nil, apierr.New(apierr.NotFound, "connector %q of auth config %q is no longer available", ac.ConnectorID, id)
 	}
@@ -48,11 +49,14 @@ func (p *Page) SaveAccount(ctx context.Context, token string, r AccountRequest) 
 	if err != nil {
 		return account.PublicView{}, false, err
 	}
-	ctx = p.projectContext(ctx, l.ProjectID)
+	t, err := p.tenant(ctx, l)
+	if err != nil {
+		return account.PublicView{}, false, err
+	}
 	if r.AuthConfigID == "" {
 		return account.PublicView{}, false, apierr.Validation(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"authConfigId"}, Message: "is required"})
 	}
-	ac, c, m, err := p.config(ctx, l, r.AuthConfigID)
+	ac, c, m, err := p.config(ctx, t, l, r.AuthConfigID)
 	if err != nil {
 		return account.PublicView{}, false, err
 	}
@@ -80,13 +84,13 @@ func (p *Page) SaveAccount(ctx context.Context, token string, r AccountRequest) 
 		}
 		// The link is used up in the rotation's own transaction, so racing
 		// requests rotate once and the others are 410 LINK_USED.
-		if _, err := p.Accounts.RotateThroughLink(ctx, l.ID, l.ProjectID, conn.ID, raw, conn.Revision); err != nil {
+		if _, err := p.Accounts.RotateThroughLink(ctx, t, l.ID, conn.ID, raw, conn.Revision); err != nil {
 			return account.PublicView{}, false, fieldsError(err)
 		}
 		conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
 		return account.Public(conn), false, nil
 	}
-	conn, err := p.Accounts.Create(ctx, l.ProjectID, account.CreateRequest{ConnectorID: c.ID, UserID: l.UserID, Credential: raw,
+	conn, err := p.Accounts.Create(ctx, t, account.CreateRequest{ConnectorID: c.ID, UserID: l.UserID, Credential: raw,
 		AuthConfigKey: ac.Key, Name: r.Name, LinkID: l.ID})
 	if err != nil {
 		if e, ok := apierr.As(err); ok && e.Code == apierr.Conflict {
@@ -94,7 +98,7 @@ func (p *Page) SaveAccount(ctx context.Context, token string, r AccountRequest) 
 		}
 		return account.PublicView{}, false, fieldsError(err)
 	}
-	p.label(ctx, conn)
+	p.label(ctx, t, conn)
 	conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
 	return account.Public(conn), true, nil
 }
@@ -114,13 +118,11 @@ func fieldsError(err error) error {
 }
 
 // label names an account with its provider identity, best effort.
-func (p *Page) label(ctx context.Context, conn store.Connection) {
-	cat := p.catalog(ctx, conn.ProjectID)
-	c, ok := cat.Connector(conn.ConnectorID)
+func (p *Page) label(ctx context.Context, t tenant.Tenant, conn store.Connection) {
+	c, ok := t.Catalog.Connector(conn.ConnectorID)
 	if !ok || c.Identity == nil || c.Identity.Path == "" || p.Executor == nil {
 		return
 	}
-	ctx = catalog.NewContext(ctx, cat)
 	method := c.Identity.Method
 	if method == "" {
 		method = "GET"
@@ -143,7 +145,7 @@ func (p *Page) label(ctx context.Context, conn store.Connection) {
 		}
 		path = filled
 	}
-	res, err := p.Executor.CallAPI(ctx, conn.ProjectID, conn.ID, method, path, nil, false)
+	res, err := p.Executor.CallAPI(ctx, t, conn.ID, method, path, nil, false)
 	if err != nil {
 		p.Logger.InfoContext(ctx, "could not read the provider identity of a new account", "connection_id", conn.ID)
 		return

@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // signInScopes decides what an OAuth sign-in asks for (docs/connect.md,
@@ -18,9 +19,9 @@ import (
 // the account's granted scopes, the scopes the link was made for and the
 // method's base scopes. It also returns the extra authorize parameters an
 // incremental sign-in sends.
-func (p *Page) signInScopes(ctx context.Context, l store.ConnectLink, c *catalog.Connector, m *catalog.AuthMethod,
+func (p *Page) signInScopes(ctx context.Context, t tenant.Tenant, l store.ConnectLink, c *catalog.Connector, m *catalog.AuthMethod,
 	ac store.AuthConfig, connectionID string) ([]string, []oauth2.AuthCodeOption, error) {
-	disabled, err := p.Store.DisabledTools(ctx, l.ProjectID)
+	disabled, err := p.Store.DisabledTools(ctx, t.ProjectID, t.ToolsVersion)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // Field is one input the page shows for a credential.
@@ -24,6 +25,11 @@ type Field struct {
 	// Optional fields may stay empty (a Jira site that only chooses among
 	// the sites an Atlassian sign-in grants).
 	Optional bool `json:"optional,omitempty"`
+	// Multiline fields take a block of text (a PEM key, a JSON key file);
+	// Accept, when set, lets the user pick a file of these types instead
+	// (".json", ".pem"), whose text fills the field in the browser.
+	Multiline bool   `json:"multiline,omitempty"`
+	Accept    string `json:"accept,omitempty"`
 }
 
 // OfferedConfig is an auth config the link offers.
@@ -68,12 +74,12 @@ type View struct {
 // offered lists what a link offers: its connectors (or every connector the
 // project can connect), each with the auth configs the link allows. OAuth
 // methods need a configured client; the others get implicit configs.
-func (p *Page) offered(ctx context.Context, l store.ConnectLink) ([]OfferedConnector, map[string]store.AuthConfig, error) {
+func (p *Page) offered(ctx context.Context, t tenant.Tenant, l store.ConnectLink) ([]OfferedConnector, map[string]store.AuthConfig, error) {
 	configs, err := p.Store.ListAuthConfigs(ctx, l.ProjectID, "")
 	if err != nil {
 		return nil, nil, err
 	}
-	cat := p.catalog(ctx, l.ProjectID)
+	cat := t.Catalog
 	var connectors []*catalog.Connector
 	if len(l.Connectors) > 0 {
 		for _, id := range l.Connectors {
@@ -159,6 +165,22 @@ func fieldsOf(c *catalog.Connector, m *catalog.AuthMethod) []Field {
 		}
 	case catalog.AuthAWSIAM:
 		out = append(out, Field{Name: "accessKeyId", Label: "Access key ID"}, Field{Name: "secretAccessKey", Label: "Secret access key", Secret: true})
+	case catalog.AuthOAuth2ClientCredentials:
+		out = append(out, Field{Name: "clientId", Label: "Client ID"}, Field{Name: "clientSecret", Label: "Client secret", Secret: true})
+	case catalog.AuthServiceAccount:
+		out = append(out,
+			Field{Name: "serviceAccountKey", Label: "Service account JSON key", Secret: true, Multiline: true, Accept: ".json,application/json",
+				Description: "The JSON key file of the service account, from Google Cloud console: IAM & Admin → Service accounts → Keys → Add key."},
+			Field{Name: "subject", Label: "User to act as", Optional: true, Placeholder: "ann@example.com",
+				Description: "A user of your Google Workspace domain; needs domain-wide delegation for the service account. Leave empty to act as the service account itself."})
+	case catalog.AuthJWTBearer:
+		out = append(out, Field{Name: "clientId", Label: "Consumer key"}, Field{Name: "username", Label: "Username"},
+			Field{Name: "privateKey", Label: "Private key (PEM)", Secret: true, Multiline: true, Accept: ".pem,.key",
+				Description: "The private key of the certificate uploaded to the connected app."})
+	case catalog.AuthGitHubApp:
+		out = append(out, Field{Name: "appId", Label: "App ID"}, Field{Name: "installationId", Label: "Installation ID"},
+			Field{Name: "privateKey", Label: "Private key (PEM)", Secret: true, Multiline: true, Accept: ".pem",
+				Description: "A private key generated on the app's settings page."})
 	}
 	for _, f := range c.ConnectionFields {
 		if !f.UsedBy(m.ID) || (m.Type == catalog.AuthOAuth2 && !typedBeforeSignIn(m, &f)) {
@@ -180,7 +202,10 @@ func (p *Page) Get(ctx context.Context, token string) (View, error) {
 	if err != nil {
 		return View{}, err
 	}
-	ctx = p.projectContext(ctx, l.ProjectID)
+	t, err := p.tenant(ctx, l)
+	if err != nil {
+		return View{}, err
+	}
 	settings, err := p.Store.GetConnectSettings(ctx, l.ProjectID)
 	if err != nil {
 		return View{}, err
@@ -203,7 +228,7 @@ func (p *Page) Get(ctx context.Context, token string) (View, error) {
 	if state != StateActive {
 		return v, nil
 	}
-	if v.Connectors, _, err = p.offered(ctx, l); err != nil {
+	if v.Connectors, _, err = p.offered(ctx, t, l); err != nil {
 		return View{}, err
 	}
 	if v.Accounts, err = p.accounts(ctx, l); err != nil {

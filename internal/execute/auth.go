@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -92,6 +93,16 @@ func (e *Executor) authenticate(ctx context.Context, req *http.Request, body []b
 			return cred, err
 		}
 		place(req, bearer, tok)
+	case catalog.AuthJWTBearer, catalog.AuthServiceAccount, catalog.AuthGitHubApp:
+		tok, err := e.grantToken(ctx, conn, cred, m)
+		if err != nil {
+			return cred, err
+		}
+		p := bearer
+		if m.OAuth2 != nil && m.OAuth2.Placement != nil {
+			p = *m.OAuth2.Placement
+		}
+		place(req, p, tok.AccessToken)
 	case catalog.AuthAWSIAM:
 		region := cred.Region
 		if region == "" {
@@ -284,8 +295,12 @@ func (e *Executor) refreshCredential(ctx context.Context, conn store.Connection,
 			}
 			return cred, nil, reauth(conn)
 		}
+		if !errors.As(err, &re) {
+			// No answer at all: say why (certificate, DNS, refused, timeout).
+			return cred, nil, e.unreachable(ctx, err, "token endpoint", "the token endpoint of "+conn.ConnectorID, conn.ConnectorID, hostOf(tokenURL))
+		}
 		status := 0
-		if errors.As(err, &re) && re.Response != nil {
+		if re.Response != nil {
 			status = re.Response.StatusCode
 		}
 		return cred, nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{Status: status},
@@ -356,14 +371,34 @@ func (e *Executor) clientCredentialsToken(ctx context.Context, conn store.Connec
 	if err != nil {
 		return "", err
 	}
+	// The account's scopes, else the method's (Microsoft Graph app-only
+	// asks for https://graph.microsoft.com/.default).
+	scopes := conn.Scopes
+	if len(scopes) == 0 {
+		scopes = m.OAuth2.Scopes
+	}
+	var params url.Values
+	for name, tmpl := range m.OAuth2.TokenParams {
+		v, missing := fillPlaceholders(tmpl, cred.Connection)
+		if missing != "" {
+			return "", apierr.New(apierr.ExecutionError, "connection %s has no %s, which its token request needs; store the credential again with it", conn.ID, missing)
+		}
+		if params == nil {
+			params = url.Values{}
+		}
+		params.Set(name, v)
+	}
 	v, err, _ := e.refresh.Do("cc:"+key, func() (any, error) {
 		conf := &clientcredentials.Config{ClientID: cred.ClientID, ClientSecret: cred.ClientSecret, TokenURL: tokenURL,
-			Scopes: conn.Scopes, AuthStyle: authStyle(m.OAuth2.TokenAuthStyle)}
+			Scopes: scopes, EndpointParams: params, AuthStyle: authStyle(m.OAuth2.TokenAuthStyle)}
 		tok, err := conf.Token(context.WithValue(ctx, oauth2.HTTPClient, e.clientFor(conn.ConnectorID, strings.HasPrefix(tokenURL, "http:"))))
 		if err != nil {
 			var re *oauth2.RetrieveError
 			if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < 500 {
 				return nil, apierr.New(apierr.ExecutionError, "the provider refused the client credentials of connection %s", conn.ID)
+			}
+			if !errors.As(err, &re) {
+				return nil, e.unreachable(ctx, err, "token endpoint", "the token endpoint of "+conn.ConnectorID, conn.ConnectorID, hostOf(tokenURL))
 			}
 			return nil, apierr.New(apierr.UpstreamError, "the provider's token endpoint failed for connection %s; try again", conn.ID)
 		}

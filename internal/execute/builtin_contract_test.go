@@ -84,7 +84,7 @@ func TestBuiltInTools_ProviderContract(t *testing.T) {
 		maps.Copy(cred, tc.cred)
 		raw, _ := json.Marshal(cred)
 		user := "u-" + tc.tool + "-" + tc.host
-		if _, err := e.accounts.Create(context.Background(), e.project.ID, account.CreateRequest{ConnectorID: con.ID, UserID: user, Credential: raw}); err != nil {
+		if _, err := e.accounts.Create(context.Background(), e.tenant(), account.CreateRequest{ConnectorID: con.ID, UserID: user, Credential: raw}); err != nil {
 			t.Errorf("%s: connect: %v", tc.tool, err)
 			continue
 		}
@@ -98,7 +98,7 @@ func TestBuiltInTools_ProviderContract(t *testing.T) {
 		}
 		in, _ := json.Marshal(input)
 		before := len(e.fake.requests)
-		if _, err := e.exec.Execute(context.Background(), Call{ProjectID: e.project.ID, ToolID: tool.ID, Input: in, UserID: user}); err != nil {
+		if _, err := e.exec.Execute(context.Background(), e.tenant(), Call{ToolID: tool.ID, Input: in, UserID: user}); err != nil {
 			t.Errorf("%s: %v", tc.tool, err)
 			continue
 		}

@@ -28,13 +28,13 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // Options configure an Executor.
 type Options struct {
 	Store    *store.Store
 	Accounts *account.Service
-	Catalog  *catalog.Catalog
 	// Guard holds the guarded outbound clients: a connector's calls go
 	// through its scope (netguard).
 	Guard *netguard.Guard
@@ -48,7 +48,6 @@ type Options struct {
 type Executor struct {
 	store    *store.Store
 	accounts *account.Service
-	catalog  *catalog.Catalog
 	guard    *netguard.Guard
 	keyring  *secret.Keyring
 	log      *slog.Logger
@@ -75,7 +74,7 @@ func New(o Options) *Executor {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	e := &Executor{
-		store: o.Store, accounts: o.Accounts, catalog: o.Catalog, guard: o.Guard, keyring: o.Keyring, log: o.Logger, now: o.Now,
+		store: o.Store, accounts: o.Accounts, guard: o.Guard, keyring: o.Keyring, log: o.Logger, now: o.Now,
 		owner: hex.EncodeToString(b[:]), handlers: builtinHandlers(),
 		tokens: newTokenCache(), fresh: newFreshCredentials(), granted: newGrantedScopes(),
 	}
@@ -102,9 +101,8 @@ func (e *Executor) clientFor(connectorID string, plainHTTP bool) *http.Client {
 	return e.guard.Connector(connectorID).Client()
 }
 
-// Call is one tool execution.
+// Call is one tool execution, in the project of the tenant it is run with.
 type Call struct {
-	ProjectID    string
 	ToolID       string
 	Input        json.RawMessage
 	UserID       string
@@ -114,14 +112,18 @@ type Call struct {
 	Preferred string
 }
 
-// Execute runs one tool for one user and returns the provider's answer
-// (the part the tool's definition selects).
-func (e *Executor) Execute(ctx context.Context, c Call) (any, error) {
-	tool, ok := catalog.FromContext(ctx, e.catalog).Tool(c.ToolID)
+// Execute runs one tool for one user of t's project and returns the
+// provider's answer (the part the tool's definition selects). The tool
+// comes from t's catalog.
+func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, error) {
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
+	tool, ok := t.Catalog.Tool(c.ToolID)
 	if !ok {
 		return nil, apierr.New(apierr.ToolNotFound, "no tool %q; GET /v1/tools lists them", c.ToolID)
 	}
-	disabled, err := e.store.ToolDisabled(ctx, c.ProjectID, tool.ID)
+	disabled, err := e.store.ToolDisabled(ctx, t.ProjectID, t.ToolsVersion, tool.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -134,16 +136,19 @@ func (e *Executor) Execute(ctx context.Context, c Call) (any, error) {
 	}
 	con := tool.Connector()
 	if con.MCP() {
-		return e.callMCP(ctx, c, tool, input)
+		return e.callMCP(ctx, t, c, tool, input)
 	}
-	conn, cred, base, err := e.account(ctx, con, account.Use{
-		ProjectID: c.ProjectID, UserID: c.UserID, ConnectorID: con.ID, ConnectionID: c.ConnectionID,
+	conn, cred, base, err := e.account(ctx, t, con, account.Use{
+		UserID: c.UserID, ConnectorID: con.ID, ConnectionID: c.ConnectionID,
 		Preferred: c.Preferred, AllowGlobal: c.AllowGlobal, ToolID: tool.ID,
 	})
 	if err != nil {
 		return nil, err
 	}
 	if err := checkScopes(tool, conn, cred); err != nil {
+		return nil, err
+	}
+	if err := checkMethodTool(tool, con, conn, cred); err != nil {
 		return nil, err
 	}
 	var out *outgoing
@@ -240,16 +245,16 @@ func (e *Executor) Run(ctx context.Context, interval time.Duration) {
 
 // account resolves the account a request runs with, opens its credential
 // and fills the connector's base URL from the account's fields.
-func (e *Executor) account(ctx context.Context, con *catalog.Connector, u account.Use) (store.Connection, account.Credential, *url.URL, error) {
-	conn, err := e.accounts.Resolve(ctx, u)
+func (e *Executor) account(ctx context.Context, t tenant.Tenant, con *catalog.Connector, u account.Use) (store.Connection, account.Credential, *url.URL, error) {
+	conn, err := e.accounts.Resolve(ctx, t, u)
 	if err != nil {
 		return conn, account.Credential{}, nil, err
 	}
-	return e.open(conn, con)
+	return e.open(ctx, conn, con)
 }
 
 // open opens an account's credential and fills the connector's base URL.
-func (e *Executor) open(conn store.Connection, con *catalog.Connector) (store.Connection, account.Credential, *url.URL, error) {
+func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog.Connector) (store.Connection, account.Credential, *url.URL, error) {
 	cred, err := e.accounts.Open(conn)
 	if err != nil {
 		return conn, cred, nil, err
@@ -264,6 +269,9 @@ func (e *Executor) open(conn store.Connection, con *catalog.Connector) (store.Co
 	tmpl := con.API.BaseURL
 	if m := method(con, cred); m != nil {
 		tmpl = con.BaseURLFor(m.ID)
+		if cred, err = e.fieldsFromGrant(ctx, conn, cred, con, m); err != nil {
+			return conn, cred, nil, err
+		}
 	}
 	base, err := baseURL(con.ID, tmpl, cred.Connection)
 	return conn, cred, base, err

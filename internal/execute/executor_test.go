@@ -301,7 +301,7 @@ func TestExecute_ParallelCallsOnExpiredTokenRefreshOnce(t *testing.T) {
 	e.exec.guard = netguard.New(netguard.Options{AllowLoopback: true, Timeout: 30 * time.Second,
 		TLSConfig: e.exec.guard.Client().Transport.(*http.Transport).TLSClientConfig})
 	// Two executors over one database stand for two replicas.
-	other := New(Options{Store: e.store, Accounts: e.accounts, Catalog: e.cat, Guard: e.exec.guard, Now: e.clock.Now})
+	other := New(Options{Store: e.store, Accounts: e.accounts, Guard: e.exec.guard, Now: e.clock.Now})
 	var wg sync.WaitGroup
 	errs := make(chan error, 50)
 	for i := range 50 {
@@ -310,7 +310,7 @@ func TestExecute_ParallelCallsOnExpiredTokenRefreshOnce(t *testing.T) {
 			ex = other
 		}
 		wg.Go(func() {
-			_, err := ex.Execute(context.Background(), Call{ProjectID: e.project.ID, ToolID: "acme_get_item", Input: json.RawMessage(`{"id":"1"}`), UserID: "u1"})
+			_, err := ex.Execute(context.Background(), e.tenant(), Call{ToolID: "acme_get_item", Input: json.RawMessage(`{"id":"1"}`), UserID: "u1"})
 			errs <- err
 		})
 	}
@@ -333,7 +333,7 @@ func TestExecute_InvalidGrantMarksReauthRequired(t *testing.T) {
 	e.fake.revokedTokens.Store("refresh-revoked", true)
 	raw, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": "old", "refreshToken": "refresh-revoked",
 		"expiresAt": e.clock.Now().Add(-time.Minute), "host": e.fake.host()})
-	c, err := e.accounts.Create(context.Background(), e.project.ID, createReq("u1", raw, "acme-oauth"))
+	c, err := e.accounts.Create(context.Background(), e.tenant(), createReq("u1", raw, "acme-oauth"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestExecute_InvalidGrantMarksReauthRequired(t *testing.T) {
 	// Rotation brings it back.
 	fresh, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": "new", "refreshToken": "refresh-0",
 		"expiresAt": e.clock.Now().Add(time.Hour), "host": e.fake.host()})
-	if _, err := e.accounts.Rotate(context.Background(), e.project.ID, c.ID, fresh, got.Revision); err != nil {
+	if _, err := e.accounts.Rotate(context.Background(), e.tenant(), c.ID, fresh, got.Revision); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.run("acme_get_item", `{"id":"1"}`); err != nil {
@@ -437,7 +437,7 @@ func TestExecute_RefreshLandingBeforeTheLeaseIsNotRepeated(t *testing.T) {
 		// The other replica's refresh lands now.
 		fresh, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": "from-other-replica", "refreshToken": "refresh-rotated",
 			"expiresAt": e.clock.Now().Add(time.Hour), "host": e.fake.host()})
-		if _, err := e.accounts.Rotate(context.Background(), e.project.ID, c.ID, fresh, c.Revision); err != nil {
+		if _, err := e.accounts.Rotate(context.Background(), e.tenant(), c.ID, fresh, c.Revision); err != nil {
 			t.Error(err)
 		}
 	}
@@ -457,7 +457,7 @@ func (e *env) oauthAccount(t *testing.T, accessToken string, expiresIn time.Dura
 	e.oauthConfig()
 	raw, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": accessToken, "refreshToken": "refresh-0",
 		"expiresAt": e.clock.Now().Add(expiresIn), "host": e.fake.host()})
-	c, err := e.accounts.Create(context.Background(), e.project.ID, createReq("u1", raw, "acme-oauth"))
+	c, err := e.accounts.Create(context.Background(), e.tenant(), createReq("u1", raw, "acme-oauth"))
 	if err != nil {
 		t.Fatal(err)
 	}

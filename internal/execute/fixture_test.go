@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/store/storetest"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // seen is one request the fake provider received.
@@ -190,11 +191,11 @@ func newEnv(t *testing.T, cat *catalog.Catalog) *env {
 	key := make([]byte, secret.KeySize)
 	_, _ = rand.Read(key)
 	ring, _ := secret.NewKeyring(secret.Key{ID: "k1", Material: key})
-	accounts := account.NewService(st, ring, cat)
+	accounts := account.NewService(st, ring)
 	pool := x509.NewCertPool()
 	pool.AddCert(fake.srv.Certificate())
 	guard := netguard.New(netguard.Options{AllowLoopback: true, Timeout: 2 * time.Second, TLSConfig: &tls.Config{RootCAs: pool}})
-	ex := New(Options{Store: st, Accounts: accounts, Catalog: cat, Guard: guard, Now: clock.Now})
+	ex := New(Options{Store: st, Accounts: accounts, Guard: guard, Now: clock.Now})
 	p, err := st.CreateProject(context.Background(), "p")
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +210,7 @@ func (e *env) connect(user string, credential map[string]any) store.Connection {
 		credential["host"] = e.fake.host()
 	}
 	raw, _ := json.Marshal(credential)
-	c, err := e.accounts.Create(context.Background(), e.project.ID, account.CreateRequest{
+	c, err := e.accounts.Create(context.Background(), e.tenant(), account.CreateRequest{
 		ConnectorID: "acme", UserID: user, Global: user == "", Credential: raw,
 	})
 	if err != nil {
@@ -245,11 +246,27 @@ func (e *env) oauthConfigOn(hosts ...string) store.AuthConfig {
 
 func (e *env) run(tool string, input string, opts ...func(*Call)) (any, error) {
 	e.t.Helper()
-	c := Call{ProjectID: e.project.ID, ToolID: tool, Input: json.RawMessage(input), UserID: "u1"}
+	c := Call{ToolID: tool, Input: json.RawMessage(input), UserID: "u1"}
 	for _, o := range opts {
 		o(&c)
 	}
-	return e.exec.Execute(context.Background(), c)
+	return e.exec.Execute(context.Background(), e.tenant(), c)
+}
+
+// tenant returns the project's tenant with its versions as stored now, as
+// a new request would see it.
+func (e *env) tenant() tenant.Tenant {
+	e.t.Helper()
+	kp, err := e.store.ProjectVersions(context.Background(), e.project.ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return e.tenantAt(kp)
+}
+
+// tenantAt returns the project's tenant at the versions of kp.
+func (e *env) tenantAt(kp store.KeyProject) tenant.Tenant {
+	return tenant.Tenant{ProjectID: kp.ID, Catalog: e.cat, ToolsVersion: kp.ToolsVersion, ConnectionsVersion: kp.ConnectionsVersion}
 }
 
 func createReq(user string, raw json.RawMessage, key string) account.CreateRequest {

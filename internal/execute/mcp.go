@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
 
@@ -19,9 +20,9 @@ import (
 // the server's static headers, and the user's credential (when they
 // connected one) as Authorization. A tool error is EXECUTION_ERROR, an
 // unreachable server UPSTREAM_ERROR.
-func (e *Executor) callMCP(ctx context.Context, c Call, tool *catalog.Tool, input map[string]any) (any, error) {
+func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *catalog.Tool, input map[string]any) (any, error) {
 	con := tool.Connector()
-	conn, err := e.accounts.Resolve(ctx, account.Use{ProjectID: c.ProjectID, UserID: c.UserID, ConnectorID: con.ID,
+	conn, err := e.accounts.Resolve(ctx, t, account.Use{UserID: c.UserID, ConnectorID: con.ID,
 		ConnectionID: c.ConnectionID, Preferred: c.Preferred, AllowGlobal: c.AllowGlobal, ToolID: tool.ID})
 	var ae *apierr.Error
 	switch {
@@ -32,7 +33,7 @@ func (e *Executor) callMCP(ctx context.Context, c Call, tool *catalog.Tool, inpu
 	}
 	k := mcpKey{con: con, connID: conn.ID, revision: conn.Revision}
 	params := &mcp.CallToolParams{Name: tool.UpstreamName, Arguments: input}
-	cs, reused, done, err := e.mcpSession(ctx, c.ProjectID, conn, k, true)
+	cs, reused, done, err := e.mcpSession(ctx, t.ProjectID, conn, k, true)
 	if err != nil {
 		return nil, err
 	}
@@ -40,12 +41,15 @@ func (e *Executor) callMCP(ctx context.Context, c Call, tool *catalog.Tool, inpu
 	if err != nil && reused && (errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, mcp.ErrConnectionClosed)) {
 		// The server ended the pooled session before the call reached it.
 		done(true)
-		if cs, _, done, err = e.mcpSession(ctx, c.ProjectID, conn, k, false); err != nil {
+		if cs, _, done, err = e.mcpSession(ctx, t.ProjectID, conn, k, false); err != nil {
 			return nil, err
 		}
 		res, err = cs.CallTool(ctx, params)
 	}
 	done(err != nil)
+	if cause, _ := reachCause(err); err != nil && cause != causeUnknown {
+		return nil, e.unreachable(ctx, err, "MCP server", "MCP server "+con.ID, con.ID, hostOf(con.API.BaseURL))
+	}
 	if err != nil {
 		return nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "MCP server " + con.ID + " failed: " + upstream.Describe(err)}
 	}
@@ -56,6 +60,10 @@ func (e *Executor) callMCP(ctx context.Context, c Call, tool *catalog.Tool, inpu
 	if res.IsError {
 		return nil, &apierr.Error{Code: apierr.ExecutionError, Upstream: &apierr.Upstream{Body: truncate([]byte(text), maxErrorBody)},
 			Message: "MCP server " + con.ID + " reported an error from " + tool.UpstreamName + "; see error.upstream"}
+	}
+	if !textOnly(res.Content) {
+		// Images, audio and resources pass through as the server sent them.
+		return &MCPResult{Content: res.Content, StructuredContent: res.StructuredContent}, nil
 	}
 	if res.StructuredContent != nil {
 		return res.StructuredContent, nil
@@ -103,7 +111,7 @@ func (e *Executor) mcpSession(ctx context.Context, projectID string, conn store.
 	}
 	cs, err = upstream.Connect(ctx, e.guard.MCPServer(con.ID).Client(), con.API.BaseURL, con.API.Transport, headers)
 	if err != nil {
-		return nil, false, nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "could not reach MCP server " + con.ID}
+		return nil, false, nil, e.unreachable(ctx, err, "MCP server", "MCP server "+con.ID, con.ID, hostOf(con.API.BaseURL))
 	}
 	pooled := false
 	if pool {
@@ -130,6 +138,27 @@ func hasNoneMethod(con *catalog.Connector) bool {
 		}
 	}
 	return false
+}
+
+// MCPResult is the result of a tool of a project's MCP server whose answer
+// holds more than text (docs/execution.md): every content block as MCP
+// sends it ("text", "image", "audio", "resource_link", "resource"), with
+// the structured content when the server gave one. A text-only answer is
+// returned as before: its structured content, or its text (as JSON when
+// it is JSON).
+type MCPResult struct {
+	Content           []mcp.Content `json:"content"`
+	StructuredContent any           `json:"structuredContent,omitempty"`
+}
+
+// textOnly reports whether every content block is text.
+func textOnly(content []mcp.Content) bool {
+	for _, c := range content {
+		if _, ok := c.(*mcp.TextContent); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // contentText joins the text parts of an MCP result.

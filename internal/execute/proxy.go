@@ -10,16 +10,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/switchboard-gw/switchboard/internal/catalog"
-
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
-// ProxyCall is one raw request to a connector's API (POST /v1/tools/proxy).
+// ProxyCall is one raw request to a connector's API (POST /v1/tools/proxy),
+// in the project of the tenant it is sent with.
 type ProxyCall struct {
-	ProjectID    string
 	ConnectorID  string
 	UserID       string
 	Endpoint     string
@@ -41,12 +40,15 @@ var droppedHeaders = map[string]bool{"authorization": true, "proxy-authorization
 // Proxy sends a raw request to the connector's API host with the user's
 // credential and returns the provider's body: JSON as JSON, text as text,
 // anything else as base64 with its content type.
-func (e *Executor) Proxy(ctx context.Context, c ProxyCall) (any, error) {
+func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any, error) {
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
 	if !slices.Contains(ProxyMethods, c.Method) {
 		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"method"},
 			Message: "must be one of GET, POST, PUT, PATCH, DELETE"})
 	}
-	con, ok := catalog.FromContext(ctx, e.catalog).Connector(c.ConnectorID)
+	con, ok := t.Catalog.Connector(c.ConnectorID)
 	if !ok {
 		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"connectorId"},
 			Message: "is not a connector; GET /v1/connectors lists them"})
@@ -54,8 +56,8 @@ func (e *Executor) Proxy(ctx context.Context, c ProxyCall) (any, error) {
 	if !con.API.Proxy {
 		return nil, apierr.New(apierr.ForbiddenEndpoint, "%s does not accept raw proxy requests; use its tools", con.ID)
 	}
-	conn, cred, base, err := e.account(ctx, con, account.Use{
-		ProjectID: c.ProjectID, UserID: c.UserID, ConnectorID: con.ID, ConnectionID: c.ConnectionID,
+	conn, cred, base, err := e.account(ctx, t, con, account.Use{
+		UserID: c.UserID, ConnectorID: con.ID, ConnectionID: c.ConnectionID,
 		Preferred: c.Preferred, AllowGlobal: c.AllowGlobal,
 	})
 	if err != nil {
@@ -184,17 +186,21 @@ func proxyBody(r *response) any {
 
 // CallAPI sends one request to the API of a connection's connector with its
 // credential, for Switchboard's own use (registering a provider webhook).
-// body is sent as JSON, or as a form when form is true.
-func (e *Executor) CallAPI(ctx context.Context, projectID, connectionID, method, path string, body any, form bool) (any, error) {
-	conn, err := e.store.GetConnection(ctx, projectID, connectionID)
+// The connector comes from t's catalog. body is sent as JSON, or as a form
+// when form is true.
+func (e *Executor) CallAPI(ctx context.Context, t tenant.Tenant, connectionID, method, path string, body any, form bool) (any, error) {
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
+	conn, err := e.store.GetConnection(ctx, t.ProjectID, connectionID)
 	if err != nil {
 		return nil, err
 	}
-	con, ok := catalog.FromContext(ctx, e.catalog).Connector(conn.ConnectorID)
+	con, ok := t.Catalog.Connector(conn.ConnectorID)
 	if !ok {
 		return nil, apierr.New(apierr.ConnectorUnavailable, "connector %s is not available", conn.ConnectorID)
 	}
-	conn, cred, base, err := e.open(conn, con)
+	conn, cred, base, err := e.open(ctx, conn, con)
 	if err != nil {
 		return nil, err
 	}

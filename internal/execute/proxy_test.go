@@ -104,11 +104,11 @@ func TestProxy_SendsWithCredentialAndMapsAnswers(t *testing.T) {
 	e := newEnv(t, nil)
 	e.connect("u1", map[string]any{"type": "api_key", "apiKey": "k-secret"})
 	call := func(c ProxyCall) (any, error) {
-		c.ProjectID, c.ConnectorID, c.UserID = e.project.ID, "acme", "u1"
+		c.ConnectorID, c.UserID = "acme", "u1"
 		if c.Method == "" {
 			c.Method = "GET"
 		}
-		return e.exec.Proxy(context.Background(), c)
+		return e.exec.Proxy(context.Background(), e.tenant(), c)
 	}
 	got, err := call(ProxyCall{Endpoint: "/things/1", Method: "POST", Query: map[string]any{"a": "1", "b": []any{"x", "y"}},
 		Body: json.RawMessage(`{"n":1}`), Headers: map[string]string{"Authorization": "Bearer stolen", "Cookie": "c=1", "Host": "evil", "X-Custom": "ok"}})
@@ -143,13 +143,13 @@ func TestProxy_GlobalAccountNeedsProxyPermission(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
 	g := e.connect("", map[string]any{"type": "api_key", "apiKey": "g"})
-	call := ProxyCall{ProjectID: e.project.ID, ConnectorID: "acme", UserID: "u1", Endpoint: "/x", Method: "GET", AllowGlobal: true}
-	_, err := e.exec.Proxy(context.Background(), call)
+	call := ProxyCall{ConnectorID: "acme", UserID: "u1", Endpoint: "/x", Method: "GET", AllowGlobal: true}
+	_, err := e.exec.Proxy(context.Background(), e.tenant(), call)
 	wantCode(t, err, apierr.ActionDisabled, 403)
 	if err := e.store.SetGlobalPermission(context.Background(), g.ID, store.GlobalPermission{Proxy: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.exec.Proxy(context.Background(), call); err != nil {
+	if _, err := e.exec.Proxy(context.Background(), e.tenant(), call); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -160,7 +160,7 @@ func TestProxy_PrivateAddressRefusedAfterResolution(t *testing.T) {
 	// Without the loopback opt-in, a host field pointing at 127.0.0.1 is refused by netguard.
 	e.exec.guard = netguard.New(netguard.Options{})
 	e.connect("u1", map[string]any{"type": "api_key", "apiKey": "k"})
-	_, err := e.exec.Proxy(context.Background(), ProxyCall{ProjectID: e.project.ID, ConnectorID: "acme", UserID: "u1", Endpoint: "/x", Method: "GET"})
+	_, err := e.exec.Proxy(context.Background(), e.tenant(), ProxyCall{ConnectorID: "acme", UserID: "u1", Endpoint: "/x", Method: "GET"})
 	wantCode(t, err, apierr.ForbiddenEndpoint, 403)
 	if len(e.fake.requests) != 0 {
 		t.Fatal("the request reached the private address")

@@ -104,7 +104,7 @@ func TestExecute_RedirectNeverResendsBodyToAnotherOrigin(t *testing.T) {
 	other := newElsewhere(t)
 	e := newEnv(t, nil)
 	e.connect("u1", map[string]any{"type": "api_key", "apiKey": "k"})
-	_, err := e.exec.Proxy(context.Background(), ProxyCall{ProjectID: e.project.ID, ConnectorID: "acme", UserID: "u1", Method: "POST",
+	_, err := e.exec.Proxy(context.Background(), e.tenant(), ProxyCall{ConnectorID: "acme", UserID: "u1", Method: "POST",
 		Endpoint: e.fake.redirectTo("307", other.srv.URL+"/collect"), Body: json.RawMessage(`{"card":"4242"}`)})
 	if err == nil {
 		t.Fatal("a 307 to another origin was followed")
@@ -120,7 +120,7 @@ func TestProxy_RedirectOffTheBaseIsForbidden(t *testing.T) {
 	e := newEnv(t, nil)
 	e.connect("u1", map[string]any{"type": "api_key", "apiKey": "k-secret"})
 	proxy := func(endpoint string) (any, error) {
-		return e.exec.Proxy(context.Background(), ProxyCall{ProjectID: e.project.ID, ConnectorID: "acme", UserID: "u1", Method: "GET", Endpoint: endpoint})
+		return e.exec.Proxy(context.Background(), e.tenant(), ProxyCall{ConnectorID: "acme", UserID: "u1", Method: "GET", Endpoint: endpoint})
 	}
 	for _, target := range []string{
 		other.srv.URL + "/x",       // another origin

@@ -22,7 +22,7 @@ func TestExecute_RefreshSendsTheClientSecretOnlyToAllowedHosts(t *testing.T) {
 	e.oauthConfigOn()
 	raw, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": "old", "refreshToken": "refresh-0",
 		"expiresAt": e.clock.Now().Add(-time.Minute), "host": e.fake.host()})
-	if _, err := e.accounts.Create(context.Background(), e.project.ID, createReq("u1", raw, "acme-oauth")); err != nil {
+	if _, err := e.accounts.Create(context.Background(), e.tenant(), createReq("u1", raw, "acme-oauth")); err != nil {
 		t.Fatal(err)
 	}
 	err := mustErr(e.run("acme_get_item", `{"id":"1"}`))

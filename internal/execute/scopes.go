@@ -34,8 +34,7 @@ func (e *MissingScopesError) Unwrap() error { return e.err }
 // stored) and do not cover the tool's required scopes. Other credentials
 // (API keys, basic, AWS) carry no scopes, so nothing is checked for them.
 func checkScopes(tool *catalog.Tool, conn store.Connection, cred account.Credential) error {
-	if len(tool.RequiredScopes) == 0 || len(conn.Scopes) == 0 ||
-		(cred.Type != catalog.AuthOAuth2 && cred.Type != catalog.AuthOAuth2ClientCredentials) {
+	if len(tool.RequiredScopes) == 0 || len(conn.Scopes) == 0 || !scoped(cred.Type) {
 		return nil
 	}
 	missing := MissingScopes(tool.RequiredScopes, conn.Scopes)
@@ -46,6 +45,17 @@ func checkScopes(tool *catalog.Tool, conn store.Connection, cred account.Credent
 		err: apierr.New(apierr.ActionDisabled,
 			"%s needs the scope(s) %s, which connection %s (%q) was not granted (it has %s); reconnect the account with a connect link whose auth config asks for them, or use a connection that has them",
 			tool.ID, strings.Join(missing, ", "), conn.ID, conn.Name, strings.Join(conn.Scopes, ", "))}
+}
+
+// scoped reports whether a credential type's tokens carry the scopes the
+// account asked for (a GitHub App installation's permissions are set on
+// the app instead).
+func scoped(typ string) bool {
+	switch typ {
+	case catalog.AuthOAuth2, catalog.AuthOAuth2ClientCredentials, catalog.AuthServiceAccount, catalog.AuthJWTBearer:
+		return true
+	}
+	return false
 }
 
 // MissingScopes returns the required scopes that no granted scope covers,
@@ -84,6 +94,11 @@ var widerScopes = [][2]string{
 // as it would have anyway, a wrong no would block a call that works.
 func ScopeCovers(granted, required string) bool {
 	if granted == required {
+		return true
+	}
+	// Microsoft's …/.default asks for every permission an admin granted
+	// the app; which those are is not known here.
+	if strings.HasSuffix(granted, "/.default") {
 		return true
 	}
 	// A Google scope covers its narrower forms (…/auth/drive covers

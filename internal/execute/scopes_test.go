@@ -18,7 +18,7 @@ func (e *env) oauthWithScopes(t *testing.T, name string, scopes ...string) store
 	raw, _ := json.Marshal(map[string]any{"type": "oauth2", "accessToken": "access-" + name, "scopes": scopes, "host": e.fake.host()})
 	req := createReq("u1", raw, "acme-oauth")
 	req.Name = name
-	c, err := e.accounts.Create(context.Background(), e.project.ID, req)
+	c, err := e.accounts.Create(context.Background(), e.tenant(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +74,10 @@ func TestCheckScopes_OnlyWhenGrantedScopesAreKnown(t *testing.T) {
 	}{
 		{"oauth2", []string{"items:read"}, true},
 		{"oauth2_client_credentials", []string{"items:read"}, true},
+		{"google_service_account", []string{"items:read"}, true},
+		{"oauth2_jwt_bearer", []string{"items:read"}, true},
+		{"github_app", []string{"items:read"}, false}, // the installation's permissions apply
+		{"oauth2_client_credentials", []string{"https://graph.microsoft.com/.default"}, false},
 		{"oauth2", nil, false},                     // scopes unknown
 		{"api_key", []string{"items:read"}, false}, // a key has no scopes
 		{"basic", []string{"items:read"}, false},
@@ -112,6 +116,7 @@ func TestScopeCovers(t *testing.T) {
 		{"okta.users.manage", "okta.users.read", true},
 		{"crm.objects.contacts.read", "crm.objects.deals.read", false},
 		{"chat:write", "search:read", false},
+		{"https://graph.microsoft.com/.default", "Mail.Send", true},
 	} {
 		if got := ScopeCovers(c.granted, c.required); got != c.want {
 			t.Errorf("ScopeCovers(%q, %q) = %v", c.granted, c.required, got)

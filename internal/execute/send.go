@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"unicode/utf8"
@@ -36,12 +35,25 @@ type response struct {
 // when an OAuth provider answers 401. A 401 to a just-refreshed token puts
 // the account in reauth_required.
 func (e *Executor) send(ctx context.Context, out *outgoing, conn store.Connection, cred account.Credential, con *catalog.Connector) (*response, error) {
+	m := method(con, cred)
+	if m != nil && len(m.PathPrefixes) > 0 {
+		if err := rewritePath(out.URL, con, m, cred); err != nil {
+			return nil, err
+		}
+	}
 	resp, used, err := e.sendOnce(ctx, out, conn, cred, con)
 	if err != nil {
 		return nil, err
 	}
+	if resp.Status == http.StatusUnauthorized && m != nil && m.TokenGrant() {
+		// A token the gateway obtained itself was revoked or ended early
+		// (a Salesforce session timeout): get a new one once.
+		e.tokens.drop(tokenKey(conn))
+		if resp, _, err = e.sendOnce(ctx, out, conn, cred, con); err != nil {
+			return nil, err
+		}
+	}
 	if resp.Status == http.StatusUnauthorized && cred.Type == catalog.AuthOAuth2 && cred.RefreshToken != "" {
-		m := method(con, cred)
 		refreshed, err := e.refreshToken(ctx, conn, used, con, m, true)
 		if err != nil {
 			return nil, err
@@ -87,12 +99,12 @@ func (e *Executor) sendOnce(ctx context.Context, out *outgoing, conn store.Conne
 	}
 	resp, err := e.clientFor(con.ID, req.URL.Scheme == "http").Do(req)
 	if err != nil {
-		return nil, used, transportError(err, con.ID)
+		return nil, used, e.transportError(ctx, err, con.ID, req.URL.Host)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
-		return nil, used, transportError(err, con.ID)
+		return nil, used, e.transportError(ctx, err, con.ID, req.URL.Host)
 	}
 	if len(body) > maxResponseBytes {
 		return nil, used, apierr.New(apierr.UpstreamError, "%s answered more than %d bytes; narrow the request", con.ID, maxResponseBytes)
@@ -100,8 +112,10 @@ func (e *Executor) sendOnce(ctx context.Context, out *outgoing, conn store.Conne
 	return &response{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Header: resp.Header, Body: body}, used, nil
 }
 
-// transportError maps a failure to reach the provider.
-func transportError(err error, connector string) error {
+// transportError maps a failure to reach the provider. A failure to get
+// any answer names its cause (reachCause) in the message and in a WARN log
+// line with the connector and host.
+func (e *Executor) transportError(ctx context.Context, err error, connector, host string) error {
 	switch {
 	case errors.Is(err, netguard.ErrForbiddenAddress):
 		return apierr.New(apierr.ForbiddenEndpoint, "the %s address resolves to a private or local network, which Switchboard does not reach", connector)
@@ -116,11 +130,28 @@ func transportError(err error, connector string) error {
 	case errors.Is(err, netguard.ErrTooManyRedirects):
 		return &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: connector + " redirected the request more than 5 times"}
 	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
-		return &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: connector + " did not answer in time"}
+	return e.unreachable(ctx, err, "provider", connector, connector, host)
+}
+
+// unreachable is the UPSTREAM_ERROR of a request that got no answer, with
+// its cause, logged at WARN. kind says what was called ("provider", "token
+// endpoint", "MCP server") and subject names it in the message. A request
+// the caller cancelled is not logged.
+func (e *Executor) unreachable(ctx context.Context, err error, kind, subject, connector, host string) *apierr.Error {
+	cause, timeout := reachCause(err)
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		cause = "the request was cancelled"
+	} else {
+		e.log.WarnContext(ctx, "could not reach "+kind, "connector_id", connector, "host", host, "cause", cause)
 	}
-	return &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: "could not reach " + connector}
+	msg := "could not reach " + subject + " at " + host + ": " + cause
+	if timeout {
+		msg = subject + " did not answer in time"
+		if cause != causeNoAnswerInTime {
+			msg += " (" + cause + ")"
+		}
+	}
+	return &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{}, Message: msg}
 }
 
 // upstreamError maps a provider's error answer: 4xx is 400

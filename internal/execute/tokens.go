@@ -29,12 +29,24 @@ func tokenKey(conn store.Connection) string {
 }
 
 func (c tokenCache) get(key string, now time.Time) (string, bool) {
-	t, ok := c.tokens.Get(key)
-	if !ok || (!t.Expiry.IsZero() && t.Expiry.Before(now.Add(refreshMargin))) {
+	t, ok := c.token(key, now)
+	if !ok {
 		return "", false
 	}
 	return t.AccessToken, true
 }
+
+// token returns the cached token while it is valid for refreshMargin more.
+func (c tokenCache) token(key string, now time.Time) (*oauth2.Token, bool) {
+	t, ok := c.tokens.Get(key)
+	if !ok || (!t.Expiry.IsZero() && t.Expiry.Before(now.Add(refreshMargin))) {
+		return nil, false
+	}
+	return t, true
+}
+
+// drop forgets a token the provider refused.
+func (c tokenCache) drop(key string) { c.tokens.Remove(key) }
 
 func (c tokenCache) put(key string, t *oauth2.Token) { c.tokens.Put(key, t) }
 

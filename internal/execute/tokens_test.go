@@ -31,10 +31,10 @@ func TestExecute_AfterRefreshCachedResolutionUsesRefreshedTokenWithoutReading(t 
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := store.WithKeyProject(ctx, kp) // one version for every call below
-	call := Call{ProjectID: e.project.ID, ToolID: "acme_get_item", Input: json.RawMessage(`{"id":"1"}`), UserID: "u1"}
+	req := e.tenantAt(kp) // one version for every call below
+	call := Call{ToolID: "acme_get_item", Input: json.RawMessage(`{"id":"1"}`), UserID: "u1"}
 
-	if _, err := e.exec.Execute(req, call); err != nil {
+	if _, err := e.exec.Execute(ctx, req, call); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.fake.last().Header.Get("Authorization"); got != "Bearer access-1" || e.fake.refreshes.Load() != 1 {
@@ -43,7 +43,7 @@ func TestExecute_AfterRefreshCachedResolutionUsesRefreshedTokenWithoutReading(t 
 	if err := e.store.DeleteConnection(ctx, e.project.ID, c.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.exec.Execute(req, call); err != nil {
+	if _, err := e.exec.Execute(ctx, req, call); err != nil {
 		t.Fatalf("second call read the account again: %v", err)
 	}
 	if got := e.fake.last().Header.Get("Authorization"); got != "Bearer access-1" || e.fake.refreshes.Load() != 1 {

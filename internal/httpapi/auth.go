@@ -8,32 +8,36 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
-	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
-type projectKey struct{}
+type tenantKey struct{}
 
-// projectID returns the project the request's API key decided.
-func projectID(ctx context.Context) string {
-	id, _ := ctx.Value(projectKey{}).(string)
-	return id
+// tenantOf returns the tenant requireAPIKey built for the request: the one
+// value handlers read from the request context. Below the handler, services
+// take it as a parameter.
+func tenantOf(r *http.Request) tenant.Tenant {
+	t, _ := r.Context().Value(tenantKey{}).(tenant.Tenant)
+	return t
 }
 
 // requireAPIKey admits a request only with `Authorization: Bearer <key>`
-// naming a live key, and puts the key's project in the context for the whole
-// request. Every request reads the key from the database (one indexed read,
-// no cache), so a revocation stops the very next request.
+// naming a live key, and builds the request's tenant from the key lookup:
+// the project, its catalog (cached by the catalog version the lookup
+// returned, so no extra round trip) and its versions. The store answers the
+// lookup from its key cache on PostgreSQL, cleared on every replica by
+// notification, or reads the key (docs/design-notes.md).
 func (s *Server) requireAPIKey(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, err := bearerKey(r)
 		if err != nil {
-			s.fail(w, r, err)
+			s.unauthorized(w, r, err, r.Header.Get("Authorization") != "")
 			return
 		}
 		kp, err := s.store.ProjectForKey(r.Context(), apikey.Hash(key))
 		if errors.Is(err, store.ErrNotFound) {
-			s.fail(w, r, apierr.New(apierr.Unauthorized, "API key is not valid: it is unknown, revoked or expired"))
+			s.unauthorized(w, r, apierr.New(apierr.Unauthorized, "API key is not valid: it is unknown, revoked or expired"), true)
 			return
 		}
 		if err != nil {
@@ -43,16 +47,12 @@ func (s *Server) requireAPIKey(next http.Handler) http.Handler {
 		if info := infoFrom(r.Context()); info != nil {
 			info.projectID = kp.ID
 		}
-		ctx := store.WithKeyProject(context.WithValue(r.Context(), projectKey{}, kp.ID), kp)
-		if s.catalogs != nil {
-			cat, err := s.catalogs.For(ctx, kp.ID)
-			if err != nil {
-				s.fail(w, r, err)
-				return
-			}
-			ctx = catalog.NewContext(ctx, cat)
+		t, err := s.catalogs.Tenant(r.Context(), kp)
+		if err != nil {
+			s.fail(w, r, err)
+			return
 		}
-		next.ServeHTTP(w, r.WithContext(ctx))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, t)))
 	})
 }
 
@@ -71,4 +71,30 @@ func bearerKey(r *http.Request) (string, error) {
 		return "", apierr.New(apierr.Unauthorized, "malformed API key: a key is sb_ followed by 64 lowercase hexadecimal characters")
 	}
 	return key, nil
+}
+
+// unauthorized answers 401 with the challenge HTTP requires of it
+// (RFC 9110, 11.6.1) in the Bearer form of RFC 6750, which MCP clients read
+// to learn that the route wants a token (docs/mcp.md): a request that sent
+// a key also gets error="invalid_token" and the message as description.
+// There is no resource_metadata parameter: Switchboard publishes no OAuth
+// protected-resource metadata.
+func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, err error, sentKey bool) {
+	challenge := `Bearer realm="switchboard"`
+	if e, ok := apierr.As(err); ok && sentKey {
+		challenge += `, error="invalid_token", error_description="` + challengeText(e.Message) + `"`
+	}
+	w.Header().Set("WWW-Authenticate", challenge)
+	s.fail(w, r, err)
+}
+
+// challengeText keeps the characters RFC 6750 allows in error_description
+// (printable ASCII without the double quote and the backslash).
+func challengeText(msg string) string {
+	return strings.Map(func(c rune) rune {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return -1
+		}
+		return c
+	}, msg)
 }

@@ -50,7 +50,7 @@ func (s *Server) handleConnectionList(w http.ResponseWriter, r *http.Request) er
 	if err := issues.Err(); err != nil {
 		return err
 	}
-	conns, err := s.accounts.List(r.Context(), projectID(r.Context()), userID)
+	conns, err := s.accounts.List(r.Context(), tenantOf(r).ProjectID, userID)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (s *Server) handleConnectionCreate(w http.ResponseWriter, r *http.Request) 
 	if err := issues.Err(); err != nil {
 		return err
 	}
-	c, err := s.accounts.Create(r.Context(), projectID(r.Context()), account.CreateRequest{
+	c, err := s.accounts.Create(r.Context(), tenantOf(r), account.CreateRequest{
 		ConnectorID: body.ConnectorID, UserID: body.UserID, Global: body.Global, Credential: body.Credential,
 		AuthConfigKey: body.AuthConfig, Name: body.Name,
 	})
@@ -102,7 +102,7 @@ func (s *Server) handleConnectionPatch(w http.ResponseWriter, r *http.Request) e
 	if err := issues.Err(); err != nil {
 		return err
 	}
-	u, err := s.accounts.Update(r.Context(), projectID(r.Context()), r.PathValue("id"), account.UpdateRequest{
+	u, err := s.accounts.Update(r.Context(), tenantOf(r), r.PathValue("id"), account.UpdateRequest{
 		Name: body.Name, Credential: body.Credential, ExpectedRevision: body.ExpectedRevision,
 	})
 	if err != nil {
@@ -121,7 +121,7 @@ func (s *Server) handleConnectionPatch(w http.ResponseWriter, r *http.Request) e
 
 // handleConnectionDefault is POST /v1/connections/:id/default.
 func (s *Server) handleConnectionDefault(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.accounts.SetDefault(r.Context(), projectID(r.Context()), r.PathValue("id"))
+	c, err := s.accounts.SetDefault(r.Context(), tenantOf(r).ProjectID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (s *Server) handleConnectionDefault(w http.ResponseWriter, r *http.Request)
 // handleConnectionDelete is DELETE /v1/connections/:id.
 func (s *Server) handleConnectionDelete(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if err := s.accounts.Delete(r.Context(), projectID(r.Context()), id); err != nil {
+	if err := s.accounts.Delete(r.Context(), tenantOf(r).ProjectID, id); err != nil {
 		return err
 	}
 	respond(w, http.StatusOK, map[string]any{"id": id, "erased": true})

@@ -19,7 +19,7 @@ func (s *Server) handleConnectLinkCreate(w http.ResponseWriter, r *http.Request)
 	if err := issues.Err(); err != nil {
 		return err
 	}
-	link, err := s.links.Create(r.Context(), projectID(r.Context()), connect.Request{
+	link, err := s.links.Create(r.Context(), tenantOf(r), connect.Request{
 		UserID: body.UserID, Connectors: body.Connectors, AuthConfigs: body.AuthConfigs,
 		RedirectURL: body.RedirectURL, ExpiresInMinutes: body.ExpiresInMinutes,
 	})

@@ -134,12 +134,13 @@ func (s *Server) logoURL(connectorID string) string {
 
 // handleConnectorList is GET /v1/connectors.
 func (s *Server) handleConnectorList(w http.ResponseWriter, r *http.Request) error {
-	pid := projectID(r.Context())
+	tn := tenantOf(r)
+	pid := tn.ProjectID
 	cq, err := parseConnectorQuery(r.URL.Query(), "connectors", pid)
 	if err != nil {
 		return err
 	}
-	all, facets := s.listConnectors(catalog.FromContext(r.Context(), s.catalog), cq)
+	all, facets := s.listConnectors(tn.Catalog, cq)
 	page, next := pageOf(all, cq.page, "connectors", pid)
 	items := make([]connectorItem, len(page))
 	for i, c := range page {
@@ -155,11 +156,12 @@ func (s *Server) handleConnectorList(w http.ResponseWriter, r *http.Request) err
 
 // handleConnectorGet is GET /v1/connectors/:id.
 func (s *Server) handleConnectorGet(w http.ResponseWriter, r *http.Request) error {
-	c, ok := catalog.FromContext(r.Context(), s.catalog).Connector(r.PathValue("id"))
+	tn := tenantOf(r)
+	c, ok := tn.Catalog.Connector(r.PathValue("id"))
 	if !ok {
 		return apierr.New(apierr.ConnectorNotFound, "no connector %q; GET /v1/connectors lists them", r.PathValue("id"))
 	}
-	disabled, err := s.store.DisabledTools(r.Context(), projectID(r.Context()))
+	disabled, err := s.store.DisabledTools(r.Context(), tn.ProjectID, tn.ToolsVersion)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,8 @@ func (s *Server) handleEndpointMCP(w http.ResponseWriter, r *http.Request) error
 	if user == "" {
 		user = r.URL.Query().Get("user")
 	}
-	ss, err := s.sessions.ForEndpoint(r.Context(), projectID(r.Context()), r.PathValue("slug"), user)
+	tn := tenantOf(r)
+	ss, err := s.sessions.ForEndpoint(r.Context(), tn.ProjectID, r.PathValue("slug"), user)
 	if e, ok := apierr.As(err); ok {
 		switch e.Code {
 		case apierr.NotFound:
@@ -33,10 +34,10 @@ func (s *Server) handleEndpointMCP(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	sc, err := s.sessions.Scope(r.Context(), ss.ProjectID, ss.Spec)
+	sc, err := s.sessions.Scope(r.Context(), tn, ss.Spec)
 	if err != nil {
 		return err
 	}
-	s.mcp.Serve(w, r, ss, sc)
+	s.mcp.Serve(w, r, tn, ss, sc)
 	return nil
 }

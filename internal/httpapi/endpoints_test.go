@@ -10,8 +10,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/session"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 func (f *fixture) endpoint(t *testing.T, r session.EndpointRequest) {
@@ -19,18 +19,23 @@ func (f *fixture) endpoint(t *testing.T, r session.EndpointRequest) {
 	if r.ProjectID == "" {
 		r.ProjectID = f.project.ID
 	}
-	cat, err := f.srv.catalogs.For(context.Background(), r.ProjectID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := catalog.NewContext(context.Background(), cat)
-	rec, err := f.srv.sessions.EndpointRecord(ctx, r)
+	rec, err := f.srv.sessions.EndpointRecord(context.Background(), f.tenant(t, r.ProjectID), r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.store.CreateEndpoint(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// tenant loads a project's tenant, as a caller without an API key does.
+func (f *fixture) tenant(t *testing.T, projectID string) tenant.Tenant {
+	t.Helper()
+	tn, err := f.srv.catalogs.Load(context.Background(), projectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tn
 }
 
 func (f *fixture) rpc(h http.Handler, path, body string, hdr ...string) response {
@@ -162,12 +167,12 @@ func TestEndpointRecord_Rules(t *testing.T) {
 		{Slug: "fine-slug", Mode: "both"}, {Slug: "fine-slug", Connectors: []string{"nope"}}, {Slug: "fine-slug", MaxDataClass: "secret"},
 	} {
 		r.ProjectID = f.project.ID
-		if _, err := f.srv.sessions.EndpointRecord(context.Background(), r); err == nil {
+		if _, err := f.srv.sessions.EndpointRecord(context.Background(), f.tenant(t, f.project.ID), r); err == nil {
 			t.Errorf("%+v accepted", r)
 		}
 	}
 	f.endpoint(t, session.EndpointRequest{Slug: "taken"})
-	rec, _ := f.srv.sessions.EndpointRecord(context.Background(), session.EndpointRequest{ProjectID: f.project.ID, Slug: "taken"})
+	rec, _ := f.srv.sessions.EndpointRecord(context.Background(), f.tenant(t, f.project.ID), session.EndpointRequest{ProjectID: f.project.ID, Slug: "taken"})
 	if _, err := f.store.CreateEndpoint(context.Background(), rec); err == nil {
 		t.Fatal("a taken slug was stored twice")
 	}

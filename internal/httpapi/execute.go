@@ -22,13 +22,13 @@ func (s *Server) handleExecute(w http.ResponseWriter, r *http.Request) error {
 		userID = *body.UserID
 	}
 	call := execute.Call{
-		ProjectID: projectID(r.Context()), ToolID: body.ToolID, Input: body.Input, UserID: userID,
+		ToolID: body.ToolID, Input: body.Input, UserID: userID,
 		ConnectionID: body.ConnectionID, AllowGlobal: body.AllowGlobalAccounts,
 	}
 	if call.Check(&issues); issues.Err() != nil {
 		return issues.Err()
 	}
-	result, err := s.executor.Execute(r.Context(), call)
+	result, err := s.executor.Execute(r.Context(), tenantOf(r), call)
 	if err != nil {
 		return err
 	}
@@ -51,14 +51,14 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) error {
 	}
 	issues := s.decodeBody(w, r, &body)
 	call := execute.ProxyCall{
-		ProjectID: projectID(r.Context()), ConnectorID: body.ConnectorID, UserID: body.UserID, Endpoint: body.Endpoint,
+		ConnectorID: body.ConnectorID, UserID: body.UserID, Endpoint: body.Endpoint,
 		Method: body.Method, Query: body.Query, Body: body.Body, Headers: body.Headers,
 		ConnectionID: body.ConnectionID, AllowGlobal: body.AllowGlobalAccounts,
 	}
 	if call.Check(&issues); issues.Err() != nil {
 		return issues.Err()
 	}
-	result, err := s.executor.Proxy(r.Context(), call)
+	result, err := s.executor.Proxy(r.Context(), tenantOf(r), call)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,8 @@ type Options struct {
 	Store   *store.Store
 	Logger  *slog.Logger
 	Catalog *catalog.Catalog
-	// Catalogs gives each project its catalog with its own connectors (nil: built-ins only).
+	// Catalogs builds the tenant of each request: its project's catalog with
+	// its own connectors, and its versions (required).
 	Catalogs *upstream.Catalogs
 	// Accounts and Executor are the connection and execution services.
 	Accounts *account.Service

@@ -410,7 +410,7 @@ func TestAPIKey_DecidesTheProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := f.srv.requireAPIKey(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.WriteString(w, projectID(r.Context()))
+		_, _ = io.WriteString(w, tenantOf(r).ProjectID)
 	}))
 	for k, want := range map[string]string{f.key: f.project.ID, key: other.ID} {
 		if r := f.do(h, "GET", "/v1/x", "Bearer "+k, ""); string(r.body) != want {

@@ -3,8 +3,6 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/session"
@@ -26,14 +24,14 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) err
 	if err := issues.Err(); err != nil {
 		return err
 	}
-	ss, sc, err := s.sessions.Create(r.Context(), projectID(r.Context()), session.CreateRequest{
+	ss, sc, err := s.sessions.Create(r.Context(), tenantOf(r), session.CreateRequest{
 		UserID: body.UserID, Connectors: body.Connectors, Actions: body.Actions, Pinned: body.Pinned, Accounts: body.Accounts,
 		AllowGlobalAccounts: body.AllowGlobalAccounts, Policy: body.Policy, TTLMinutes: body.TTLMinutes,
 	})
 	if err != nil {
 		return err
 	}
-	v, err := s.sessions.View(r.Context(), ss, sc)
+	v, err := s.sessions.View(r.Context(), tenantOf(r), ss, sc)
 	if err != nil {
 		return err
 	}
@@ -43,11 +41,12 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) err
 
 // session reads the path's session and resolves its scope.
 func (s *Server) session(r *http.Request) (*session.Session, *session.Scope, error) {
-	ss, err := s.sessions.Get(r.Context(), projectID(r.Context()), r.PathValue("id"))
+	tn := tenantOf(r)
+	ss, err := s.sessions.Get(r.Context(), tn.ProjectID, r.PathValue("id"))
 	if err != nil {
 		return nil, nil, err
 	}
-	sc, err := s.sessions.Scope(r.Context(), ss.ProjectID, ss.Spec)
+	sc, err := s.sessions.Scope(r.Context(), tn, ss.Spec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,7 +59,7 @@ func (s *Server) handleSessionGet(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	v, err := s.sessions.View(r.Context(), ss, sc)
+	v, err := s.sessions.View(r.Context(), tenantOf(r), ss, sc)
 	if err != nil {
 		return err
 	}
@@ -101,7 +100,7 @@ func (s *Server) handleSessionCall(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	out, err := s.sessions.Call(r.Context(), ss, sc, r.PathValue("name"), body.Arguments)
+	out, err := s.sessions.Call(r.Context(), tenantOf(r), ss, sc, r.PathValue("name"), body.Arguments)
 	if err != nil {
 		return err
 	}
@@ -124,7 +123,7 @@ func (s *Server) handleSessionMCP(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	s.mcp.Serve(w, r, ss, sc)
+	s.mcp.Serve(w, r, tenantOf(r), ss, sc)
 	return nil
 }
 
@@ -143,15 +142,11 @@ func writeJSONRPCError(w http.ResponseWriter, r *http.Request, status, code int,
 }
 
 // originAllowed applies the MCP routes' Origin rule (docs/mcp.md): a browser request (one with an
-// Origin) must come from the service's own web app.
+// Origin) must come from the service's own web app (sameWebOrigin).
 func (s *Server) originAllowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return true
 	}
-	u, err := url.Parse(s.webURL)
-	if err != nil {
-		return false
-	}
-	return strings.EqualFold(origin, u.Scheme+"://"+u.Host)
+	return sameWebOrigin(origin, s.webURL)
 }

@@ -61,7 +61,8 @@ type toolFacets struct {
 // handleToolList is GET /v1/tools: the project's enabled tools, sorted by
 // id, or ranked by relevance when a query is given.
 func (s *Server) handleToolList(w http.ResponseWriter, r *http.Request) error {
-	pid := projectID(r.Context())
+	tn := tenantOf(r)
+	pid := tn.ProjectID
 	q := r.URL.Query()
 	var issues apierr.Issues
 	query := queryText(q, "query", 1, 200, &issues)
@@ -74,12 +75,12 @@ func (s *Server) handleToolList(w http.ResponseWriter, r *http.Request) error {
 	if err := issues.Err(); err != nil {
 		return err
 	}
-	disabled, err := s.store.DisabledTools(r.Context(), pid)
+	disabled, err := s.store.DisabledTools(r.Context(), pid, tn.ToolsVersion)
 	if err != nil {
 		return err
 	}
 
-	cat := catalog.FromContext(r.Context(), s.catalog)
+	cat := tn.Catalog
 	base := cat.Tools()
 	if query != "" {
 		hits := cat.SearchTools(query, nil)

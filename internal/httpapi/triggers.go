@@ -41,7 +41,7 @@ func (s *Server) handleTriggerList(w http.ResponseWriter, r *http.Request) error
 	if err := issues.Err(); err != nil {
 		return err
 	}
-	list, err := s.triggers.List(r.Context(), projectID(r.Context()), userID)
+	list, err := s.triggers.List(r.Context(), tenantOf(r).ProjectID, userID)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func (s *Server) handleTriggerCreate(w http.ResponseWriter, r *http.Request) err
 	if err := issues.Err(); err != nil {
 		return err
 	}
-	t, err := s.triggers.Create(r.Context(), projectID(r.Context()), trigger.CreateRequest{
+	t, err := s.triggers.Create(r.Context(), tenantOf(r), trigger.CreateRequest{
 		ConnectionID: body.ConnectionID, Event: body.Event, Secret: body.Secret, Config: body.Config})
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (s *Server) handleTriggerCreate(w http.ResponseWriter, r *http.Request) err
 // handleTriggerDelete is DELETE /v1/triggers/:id.
 func (s *Server) handleTriggerDelete(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if err := s.triggers.Delete(r.Context(), projectID(r.Context()), id); err != nil {
+	if err := s.triggers.Delete(r.Context(), tenantOf(r), id); err != nil {
 		return err
 	}
 	respond(w, http.StatusOK, map[string]string{"id": id})

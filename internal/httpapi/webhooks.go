@@ -24,7 +24,7 @@ func newWebhookItem(w store.Webhook) webhookItem {
 
 // handleWebhookList is GET /v1/webhooks.
 func (s *Server) handleWebhookList(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.store.ListWebhooks(r.Context(), projectID(r.Context()))
+	list, err := s.store.ListWebhooks(r.Context(), tenantOf(r).ProjectID)
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func (s *Server) handleWebhookCreate(w http.ResponseWriter, r *http.Request) err
 	if err := issues.Err(); err != nil {
 		return err
 	}
-	c, err := s.webhooks.Create(r.Context(), projectID(r.Context()), body.URL, body.Events, body.Description)
+	c, err := s.webhooks.Create(r.Context(), tenantOf(r).ProjectID, body.URL, body.Events, body.Description)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func (s *Server) handleWebhookCreate(w http.ResponseWriter, r *http.Request) err
 // handleWebhookDelete is DELETE /v1/webhooks/:id.
 func (s *Server) handleWebhookDelete(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if err := s.webhooks.Delete(r.Context(), projectID(r.Context()), id); err != nil {
+	if err := s.webhooks.Delete(r.Context(), tenantOf(r).ProjectID, id); err != nil {
 		return err
 	}
 	respond(w, http.StatusOK, map[string]string{"id": id})
@@ -82,7 +82,7 @@ type deliveryItem struct {
 
 // handleDeliveryList is GET /v1/webhooks/:id/deliveries.
 func (s *Server) handleDeliveryList(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.webhooks.Deliveries(r.Context(), projectID(r.Context()), r.PathValue("id"))
+	list, err := s.webhooks.Deliveries(r.Context(), tenantOf(r).ProjectID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (s *Server) handleDeliveryList(w http.ResponseWriter, r *http.Request) erro
 
 // handleDeliveryRetry is POST /v1/webhooks/:id/deliveries/:deliveryId/retry.
 func (s *Server) handleDeliveryRetry(w http.ResponseWriter, r *http.Request) error {
-	if err := s.webhooks.Retry(r.Context(), projectID(r.Context()), r.PathValue("id"), r.PathValue("deliveryId")); err != nil {
+	if err := s.webhooks.Retry(r.Context(), tenantOf(r).ProjectID, r.PathValue("id"), r.PathValue("deliveryId")); err != nil {
 		return err
 	}
 	respond(w, http.StatusOK, map[string]any{"id": r.PathValue("deliveryId"), "status": store.DeliveryPending})

@@ -19,8 +19,10 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/lru"
 	"github.com/switchboard-gw/switchboard/internal/session"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // Version is reported to MCP clients.
@@ -45,10 +47,12 @@ type cached struct {
 
 type ctxKey struct{}
 
-// target is what a request is for, put in its context by Serve.
+// target is what a request is for, put in its context by Serve (the SDK
+// calls back with the request's context only).
 type target struct {
-	ss    *session.Session
-	scope *session.Scope
+	tenant tenant.Tenant
+	ss     *session.Session
+	scope  *session.Scope
 }
 
 // New returns a Server.
@@ -65,9 +69,9 @@ func New(sessions *session.Service, log *slog.Logger) *Server {
 	return s
 }
 
-// Serve answers one MCP request for a resolved session.
-func (s *Server) Serve(w http.ResponseWriter, r *http.Request, ss *session.Session, sc *session.Scope) {
-	t := target{ss: ss, scope: sc}
+// Serve answers one MCP request for a resolved session of tn's project.
+func (s *Server) Serve(w http.ResponseWriter, r *http.Request, tn tenant.Tenant, ss *session.Session, sc *session.Scope) {
+	t := target{tenant: tn, ss: ss, scope: sc}
 	if s.serveDirect(w, r, t) {
 		return
 	}
@@ -171,7 +175,7 @@ type serverKey struct {
 
 // cachedFor returns the built server of a target, building it on first use.
 func (s *Server) cachedFor(ctx context.Context, t target) *cached {
-	key := serverKey{session: t.ss.ID, scope: t.scope.Hash, mode: t.ss.Spec.Mode, catalog: catalog.FromContext(ctx, nil)}
+	key := serverKey{session: t.ss.ID, scope: t.scope.Hash, mode: t.ss.Spec.Mode, catalog: t.tenant.Catalog}
 	if c, ok := s.cache.Get(key); ok {
 		return c
 	}
@@ -220,7 +224,7 @@ func (s *Server) callTool(name string) mcp.ToolHandler {
 		if !ok {
 			return nil, errNoSession
 		}
-		out, err := s.sessions.Call(ctx, t.ss, t.scope, name, req.Params.Arguments)
+		out, err := s.sessions.Call(ctx, t.tenant, t.ss, t.scope, name, req.Params.Arguments)
 		if err != nil {
 			if _, ok := apierr.As(err); ok {
 				return nil, err // written for the caller
@@ -233,11 +237,22 @@ func (s *Server) callTool(name string) mcp.ToolHandler {
 		if err != nil {
 			return nil, err
 		}
-		return &mcp.CallToolResult{
+		res := &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
 			StructuredContent: json.RawMessage(body),
 			IsError:           !out.OK,
-		}, nil
+		}
+		if r, ok := out.Result.(*execute.MCPResult); ok {
+			// An upstream MCP server's images, audio and resources follow
+			// the JSON text as content blocks of their own, for clients that
+			// show them.
+			for _, c := range r.Content {
+				if _, text := c.(*mcp.TextContent); !text {
+					res.Content = append(res.Content, c)
+				}
+			}
+		}
+		return res, nil
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/connect"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // Refusal is an answer a model can act on (docs/sessions.md), with a lowercase code.
@@ -57,27 +58,30 @@ func refuse(code, format string, args ...any) Outcome {
 
 // Call runs one session tool. An unknown tool name is 404 TOOL_NOT_FOUND;
 // everything a model can act on comes back as a refusal.
-func (s *Service) Call(ctx context.Context, ss *Session, sc *Scope, name string, args json.RawMessage) (Outcome, error) {
+func (s *Service) Call(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, name string, args json.RawMessage) (Outcome, error) {
+	if err := sessionTenant(tn, ss); err != nil {
+		return Outcome{}, err
+	}
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = json.RawMessage(`{}`)
 	}
 	if ss.Spec.Mode == ModeTools {
 		if sc.Has(name) {
-			return s.runAction(ctx, ss, sc, name, args, "")
+			return s.runAction(ctx, tn, ss, sc, name, args, "")
 		}
 	} else {
 		meta := metaTools(ss.Spec.Policy)
 		if i := slices.IndexFunc(meta, func(m metaTool) bool { return m.name == name }); i >= 0 {
-			return s.callMeta(ctx, ss, sc, name, args)
+			return s.callMeta(ctx, tn, ss, sc, name, args)
 		}
 		if slices.Contains(ss.Spec.Pinned, name) && sc.Has(name) {
-			return s.runAction(ctx, ss, sc, name, args, "")
+			return s.runAction(ctx, tn, ss, sc, name, args, "")
 		}
 	}
 	return Outcome{}, apierr.New(apierr.ToolNotFound, "session %s has no tool %q; GET /v1/sessions/%s/tools lists them", ss.ID, name, ss.ID)
 }
 
-func (s *Service) callMeta(ctx context.Context, ss *Session, sc *Scope, name string, args json.RawMessage) (Outcome, error) {
+func (s *Service) callMeta(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, name string, args json.RawMessage) (Outcome, error) {
 	var a struct {
 		Queries   []string        `json:"queries"`
 		Action    string          `json:"action"`
@@ -105,19 +109,19 @@ func (s *Service) callMeta(ctx context.Context, ss *Session, sc *Scope, name str
 		if len(a.Queries) == 0 || len(a.Queries) > 10 {
 			return invalidArgs(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"queries"}, Message: "give 1 to 10 queries"}), nil
 		}
-		return s.search(ctx, ss, sc, a.Queries)
+		return s.search(ctx, tn, ss, sc, a.Queries)
 	case MetaExecute:
 		if a.Action == "" {
 			return invalidArgs(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"action"}, Message: "name the action to run"}), nil
 		}
-		return s.runAction(ctx, ss, sc, a.Action, a.Input, account)
+		return s.runAction(ctx, tn, ss, sc, a.Action, a.Input, account)
 	case MetaConnect:
 		if !sc.HasConnector(connector) {
 			return refuse("not_in_scope", "%q is not an application of this session", connector), nil
 		}
-		return s.connectLink(ctx, ss, connector, "connect")
+		return s.connectLink(ctx, tn, ss, connector, "connect")
 	case MetaList:
-		accts, err := s.accountsOf(ctx, ss)
+		accts, err := s.accountsOf(ctx, tn, ss)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -129,7 +133,7 @@ func (s *Service) callMeta(ctx context.Context, ss *Session, sc *Scope, name str
 		}
 		return Outcome{OK: true, Result: map[string]any{"accounts": list}}, nil
 	case MetaDisconnect:
-		return s.disconnect(ctx, ss, sc, connector, account)
+		return s.disconnect(ctx, tn, ss, sc, connector, account)
 	case MetaProxy:
 		if !sc.HasConnector(connector) {
 			return refuse("not_in_scope", "%q is not an application of this session", connector), nil
@@ -151,9 +155,9 @@ func (s *Service) callMeta(ctx context.Context, ss *Session, sc *Scope, name str
 		if pref == "" {
 			pref = ss.Spec.Accounts[connector]
 		}
-		res, err := s.exec.Proxy(ctx, execute.ProxyCall{ProjectID: ss.ProjectID, ConnectorID: connector, UserID: ss.Spec.UserID,
+		res, err := s.exec.Proxy(ctx, tn, execute.ProxyCall{ConnectorID: connector, UserID: ss.Spec.UserID,
 			Endpoint: a.Endpoint, Method: method, Query: a.Query, Body: a.Body, AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref})
-		return s.outcome(ctx, ss, connector, res, err)
+		return s.outcome(ctx, tn, ss, connector, res, err)
 	}
 	return Outcome{}, fmt.Errorf("session: meta tool %s has no handler", name)
 }
@@ -167,8 +171,8 @@ func invalidArgs(issues ...apierr.Issue) Outcome {
 }
 
 // runAction runs a tool of the scope for the session's user.
-func (s *Service) runAction(ctx context.Context, ss *Session, sc *Scope, id string, input json.RawMessage, account string) (Outcome, error) {
-	tool, ok := catalog.FromContext(ctx, s.catalog).Tool(id)
+func (s *Service) runAction(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, id string, input json.RawMessage, account string) (Outcome, error) {
+	tool, ok := tn.Catalog.Tool(id)
 	if !ok {
 		return refuse("not_in_scope", "there is no action %q; find actions with %s", id, MetaSearch), nil
 	}
@@ -190,9 +194,9 @@ func (s *Service) runAction(ctx context.Context, ss *Session, sc *Scope, id stri
 	if pref == "" {
 		pref = ss.Spec.Accounts[connector]
 	}
-	res, err := s.exec.Execute(ctx, execute.Call{ProjectID: ss.ProjectID, ToolID: id, Input: input, UserID: ss.Spec.UserID,
+	res, err := s.exec.Execute(ctx, tn, execute.Call{ToolID: id, Input: input, UserID: ss.Spec.UserID,
 		AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref})
-	return s.outcome(ctx, ss, connector, res, err)
+	return s.outcome(ctx, tn, ss, connector, res, err)
 }
 
 // normalizeInput drops nulls of optional fields and decodes strict-mode
@@ -213,7 +217,7 @@ func normalizeInput(tool *catalog.Tool, raw json.RawMessage) (json.RawMessage, e
 
 // outcome maps an execution's error to a refusal a model can act on;
 // errors no model can fix (a broken key ring, the database) stay errors.
-func (s *Service) outcome(ctx context.Context, ss *Session, connector string, res any, err error) (Outcome, error) {
+func (s *Service) outcome(ctx context.Context, tn tenant.Tenant, ss *Session, connector string, res any, err error) (Outcome, error) {
 	if err == nil {
 		return Outcome{OK: true, Result: res}, nil
 	}
@@ -226,7 +230,7 @@ func (s *Service) outcome(ctx context.Context, ss *Session, connector string, re
 		if c, gerr := s.store.GetConnection(ctx, ss.ProjectID, scopes.ConnectionID); gerr == nil && !c.Global {
 			req.ConnectionID, req.Scopes = c.ID, scopes.Missing
 		}
-		o, lerr := s.refusalLink(ctx, ss.ProjectID, req, "missing_scopes")
+		o, lerr := s.refusalLink(ctx, tn, req, "missing_scopes")
 		if lerr != nil {
 			return Outcome{}, lerr
 		}
@@ -240,14 +244,14 @@ func (s *Service) outcome(ctx context.Context, ss *Session, connector string, re
 	r := &Refusal{Message: e.Message, Connector: connector, Upstream: e.Upstream}
 	switch e.Code {
 	case apierr.MissingConnection:
-		o, lerr := s.connectLink(ctx, ss, connector, "connection_required")
+		o, lerr := s.connectLink(ctx, tn, ss, connector, "connection_required")
 		if lerr != nil {
 			return Outcome{}, lerr
 		}
 		o.Error.Message = "the user has not connected " + connector + "; show them the link to connect it, then try again"
 		return o, nil
 	case apierr.ReauthRequired:
-		o, lerr := s.connectLink(ctx, ss, connector, "reauth_required")
+		o, lerr := s.connectLink(ctx, tn, ss, connector, "reauth_required")
 		if lerr != nil {
 			return Outcome{}, lerr
 		}
@@ -278,14 +282,14 @@ func (s *Service) outcome(ctx context.Context, ss *Session, connector string, re
 
 // connectLink answers with a fresh connect link for the user and connector,
 // as a refusal (code) or, for the connect meta tool, as a result.
-func (s *Service) connectLink(ctx context.Context, ss *Session, connector, code string) (Outcome, error) {
-	return s.refusalLink(ctx, ss.ProjectID, connect.Request{UserID: ss.Spec.UserID, Connectors: []string{connector}}, code)
+func (s *Service) connectLink(ctx context.Context, tn tenant.Tenant, ss *Session, connector, code string) (Outcome, error) {
+	return s.refusalLink(ctx, tn, connect.Request{UserID: ss.Spec.UserID, Connectors: []string{connector}}, code)
 }
 
 // refusalLink is connectLink for a link request of its own.
-func (s *Service) refusalLink(ctx context.Context, projectID string, req connect.Request, code string) (Outcome, error) {
+func (s *Service) refusalLink(ctx context.Context, tn tenant.Tenant, req connect.Request, code string) (Outcome, error) {
 	connector := req.Connectors[0]
-	link, err := s.links.Create(ctx, projectID, req)
+	link, err := s.links.Create(ctx, tn, req)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -296,7 +300,7 @@ func (s *Service) refusalLink(ctx context.Context, projectID string, req connect
 	return Outcome{Error: &Refusal{Code: code, Connector: connector, ConnectURL: link.URL}}, nil
 }
 
-func (s *Service) disconnect(ctx context.Context, ss *Session, sc *Scope, connector, ref string) (Outcome, error) {
+func (s *Service) disconnect(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, connector, ref string) (Outcome, error) {
 	if !sc.HasConnector(connector) {
 		return refuse("not_in_scope", "%q is not an application of this session", connector), nil
 	}
@@ -312,14 +316,14 @@ func (s *Service) disconnect(ctx context.Context, ss *Session, sc *Scope, connec
 			Message: fmt.Sprintf("the user has no %s account %q; %s lists them", connector, ref, MetaList)}), nil
 	}
 	if err := s.accounts.Delete(ctx, ss.ProjectID, conns[i].ID); err != nil {
-		return s.outcome(ctx, ss, connector, nil, err)
+		return s.outcome(ctx, tn, ss, connector, nil, err)
 	}
 	return Outcome{OK: true, Result: map[string]any{"disconnected": conns[i].ID, "connector": connector}}, nil
 }
 
 // search runs each query against the catalog's index, within scope.
-func (s *Service) search(ctx context.Context, ss *Session, sc *Scope, queries []string) (Outcome, error) {
-	accts, err := s.accountsOf(ctx, ss)
+func (s *Service) search(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, queries []string) (Outcome, error) {
+	accts, err := s.accountsOf(ctx, tn, ss)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -339,7 +343,7 @@ func (s *Service) search(ctx context.Context, ss *Session, sc *Scope, queries []
 	var out []result
 	for _, q := range queries {
 		r := result{Query: q, Actions: []action{}}
-		hits := catalog.FromContext(ctx, s.catalog).SearchTools(q, func(t *catalog.Tool) bool { return sc.Has(t.ID) })
+		hits := tn.Catalog.SearchTools(q, func(t *catalog.Tool) bool { return sc.Has(t.ID) })
 		for i := 0; i < len(hits) && i < 5; i++ {
 			t := hits[i].Tool
 			r.Actions = append(r.Actions, action{ID: t.ID, Name: t.Name, Description: t.Description, Connector: t.Connector().ID,

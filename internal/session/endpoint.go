@@ -10,8 +10,8 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
-	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // slugPattern: lowercase letters, digits and hyphens, 3 to 64 characters.
@@ -35,8 +35,15 @@ type EndpointRequest struct {
 	AllowGlobalAccounts bool
 }
 
-// EndpointRecord checks a request and returns the record to store.
-func (s *Service) EndpointRecord(ctx context.Context, r EndpointRequest) (store.Endpoint, error) {
+// EndpointRecord checks a request against the catalog of tn, the tenant of
+// the request's project, and returns the record to store.
+func (s *Service) EndpointRecord(ctx context.Context, tn tenant.Tenant, r EndpointRequest) (store.Endpoint, error) {
+	if err := tn.Check(); err != nil {
+		return store.Endpoint{}, err
+	}
+	if r.ProjectID != tn.ProjectID {
+		return store.Endpoint{}, fmt.Errorf("session: endpoint of project %s checked with the tenant of project %s", r.ProjectID, tn.ProjectID)
+	}
 	var issues apierr.Issues
 	if !ValidSlug(r.Slug) {
 		issues.Add(apierr.IssueInvalidValue, []any{"slug"}, "must be 3 to 64 lowercase letters, digits and hyphens")
@@ -53,7 +60,7 @@ func (s *Service) EndpointRecord(ctx context.Context, r EndpointRequest) (store.
 	}
 	rawPolicy, _ := json.Marshal(policy)
 	spec, _ := CreateRequest{Connectors: r.Connectors, Actions: r.Actions, AllowGlobalAccounts: r.AllowGlobalAccounts,
-		Policy: rawPolicy, forEndpoint: true}.validate(catalog.FromContext(ctx, s.catalog), &issues)
+		Policy: rawPolicy, forEndpoint: true}.validate(tn.Catalog, &issues)
 	if err := issues.Err(); err != nil {
 		return store.Endpoint{}, err
 	}

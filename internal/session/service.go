@@ -16,12 +16,12 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/connect"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // Options configure a Service.
 type Options struct {
 	Store    *store.Store
-	Catalog  *catalog.Catalog
 	Accounts *account.Service
 	Executor *execute.Executor
 	Links    *connect.Service
@@ -33,7 +33,6 @@ type Options struct {
 // Service creates, reads and runs sessions.
 type Service struct {
 	store    *store.Store
-	catalog  *catalog.Catalog
 	accounts *account.Service
 	exec     *execute.Executor
 	links    *connect.Service
@@ -44,7 +43,7 @@ type Service struct {
 
 // NewService returns a Service.
 func NewService(o Options) *Service {
-	s := &Service{store: o.Store, catalog: o.Catalog, accounts: o.Accounts, exec: o.Executor, links: o.Links, baseURL: o.BaseURL, now: o.Now,
+	s := &Service{store: o.Store, accounts: o.Accounts, exec: o.Executor, links: o.Links, baseURL: o.BaseURL, now: o.Now,
 		cache: newCaches()}
 	if s.now == nil {
 		s.now = time.Now
@@ -78,14 +77,19 @@ func (sc *Scope) HasConnector(id string) bool {
 	return slices.ContainsFunc(sc.Connectors, func(c *catalog.Connector) bool { return c.ID == id })
 }
 
-// Create validates a request and stores a new session.
-func (s *Service) Create(ctx context.Context, projectID string, r CreateRequest) (*Session, *Scope, error) {
+// Create validates a request against tn's catalog and stores a new session
+// in tn's project.
+func (s *Service) Create(ctx context.Context, tn tenant.Tenant, r CreateRequest) (*Session, *Scope, error) {
+	if err := tn.Check(); err != nil {
+		return nil, nil, err
+	}
+	projectID := tn.ProjectID
 	var issues apierr.Issues
-	spec, ttl := r.validate(catalog.FromContext(ctx, s.catalog), &issues)
+	spec, ttl := r.validate(tn.Catalog, &issues)
 	if err := issues.Err(); err != nil {
 		return nil, nil, err
 	}
-	sc, err := s.Scope(ctx, projectID, spec)
+	sc, err := s.Scope(ctx, tn, spec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -122,6 +126,17 @@ func (s *Service) Create(ctx context.Context, projectID string, r CreateRequest)
 	return &Session{ID: st.ID, ProjectID: projectID, Spec: spec, ExpiresAt: st.ExpiresAt}, sc, nil
 }
 
+// sessionTenant checks that tn is the tenant of the session's project.
+func sessionTenant(tn tenant.Tenant, ss *Session) error {
+	if err := tn.Check(); err != nil {
+		return err
+	}
+	if ss.ProjectID != tn.ProjectID {
+		return fmt.Errorf("session: session %s of project %s used with the tenant of project %s", ss.ID, ss.ProjectID, tn.ProjectID)
+	}
+	return nil
+}
+
 // Get returns a live session; unknown or expired is 404 SESSION_NOT_FOUND.
 func (s *Service) Get(ctx context.Context, projectID, id string) (*Session, error) {
 	st, err := s.store.GetSession(ctx, projectID, id)
@@ -139,29 +154,28 @@ func (s *Service) Get(ctx context.Context, projectID, id string) (*Session, erro
 }
 
 // Scope resolves the tools of a spec: its connectors ∩ its actions ∩ the
-// project's enabled tools, filtered by the policy.
-func (s *Service) Scope(ctx context.Context, projectID string, spec Spec) (*Scope, error) {
-	cat := catalog.FromContext(ctx, s.catalog)
-	// With the project's tool-switch version at hand (read with the API
-	// key), a scope resolved before is still right.
-	version, cacheable := store.ProjectVersion(ctx, projectID)
-	var key scopeKey
-	if cacheable {
-		b, _ := json.Marshal(spec)
-		key = scopeKey{cat: cat, project: projectID, version: version, spec: string(b)}
-		if sc := s.cache.scope(key); sc != nil {
-			return sc, nil
-		}
+// enabled tools of tn's project, filtered by the policy.
+func (s *Service) Scope(ctx context.Context, tn tenant.Tenant, spec Spec) (*Scope, error) {
+	if err := tn.Check(); err != nil {
+		return nil, err
 	}
-	sc, err := s.resolveScope(ctx, cat, projectID, spec)
-	if err == nil && cacheable {
+	// At an unchanged catalog and tool-switch version, a scope resolved
+	// before is still right.
+	b, _ := json.Marshal(spec)
+	key := scopeKey{cat: tn.Catalog, project: tn.ProjectID, version: tn.ToolsVersion, spec: string(b)}
+	if sc := s.cache.scope(key); sc != nil {
+		return sc, nil
+	}
+	sc, err := s.resolveScope(ctx, tn, spec)
+	if err == nil {
 		s.cache.putScope(key, sc)
 	}
 	return sc, err
 }
 
-func (s *Service) resolveScope(ctx context.Context, cat *catalog.Catalog, projectID string, spec Spec) (*Scope, error) {
-	disabled, err := s.store.DisabledTools(ctx, projectID)
+func (s *Service) resolveScope(ctx context.Context, tn tenant.Tenant, spec Spec) (*Scope, error) {
+	cat := tn.Catalog
+	disabled, err := s.store.DisabledTools(ctx, tn.ProjectID, tn.ToolsVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -262,8 +276,8 @@ const (
 )
 
 // accountsOf returns the session user's usable-looking accounts per connector.
-func (s *Service) accountsOf(ctx context.Context, ss *Session) (map[string][]AccountView, error) {
-	conns, err := s.store.ResolutionAccounts(ctx, ss.ProjectID, ss.Spec.UserID)
+func (s *Service) accountsOf(ctx context.Context, tn tenant.Tenant, ss *Session) (map[string][]AccountView, error) {
+	conns, err := s.store.ResolutionAccounts(ctx, ss.ProjectID, tn.ConnectionsVersion, ss.Spec.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -294,8 +308,11 @@ func statusOf(accts []AccountView) string {
 }
 
 // View returns the session with connection states derived now.
-func (s *Service) View(ctx context.Context, ss *Session, sc *Scope) (View, error) {
-	accts, err := s.accountsOf(ctx, ss)
+func (s *Service) View(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope) (View, error) {
+	if err := sessionTenant(tn, ss); err != nil {
+		return View{}, err
+	}
+	accts, err := s.accountsOf(ctx, tn, ss)
 	if err != nil {
 		return View{}, err
 	}

@@ -120,6 +120,9 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
 	if err != nil {
 		return APIKey{}, fmt.Errorf("store: revoke api key: %w", err)
 	}
+	// This process refuses the key at once: its project is read again,
+	// and the key found revoked (keycache.go).
+	s.keys.dropProject(k.ProjectID)
 	return k, nil
 }
 
@@ -134,20 +137,45 @@ type KeyProject struct {
 
 // ProjectForKey returns the project of the live key whose SHA-256 is hash
 // (not revoked and not expired at the store's current time; anything else
-// is ErrNotFound) with its tool-switch and connections versions. It is one
-// indexed read, made on every /v1 request, with no cache, so a revocation
-// applies to the very next request.
+// is ErrNotFound) with its tool-switch and connections versions. It runs on
+// every /v1 request.
+//
+// On PostgreSQL, while the change listener is subscribed (WatchKeys), the
+// answer comes from an in-process cache that every writer's notification
+// clears at once (keycache.go, notify.go; docs/design-notes.md); an expired
+// key is refused from the cache at its expiry. Otherwise, and always on
+// SQLite, it is one indexed read, so a revocation applies to the very next
+// request.
 func (s *Store) ProjectForKey(ctx context.Context, hash string) (KeyProject, error) {
+	live := s.keys.live.Load()
+	now := millis(s.now())
+	if live {
+		kp, found, refused := s.keys.get(hash, now)
+		if found {
+			return kp, nil
+		}
+		if refused {
+			return KeyProject{}, ErrNotFound
+		}
+	}
+	gen := s.keys.gen.Load()
 	var kp KeyProject
+	var expires sql.NullInt64
 	err := s.readRow(ctx,
-		`SELECT k.project_id, p.tools_version, p.connections_version FROM api_keys k JOIN projects p ON p.id = k.project_id
+		`SELECT k.project_id, p.tools_version, p.connections_version, k.expires_at FROM api_keys k JOIN projects p ON p.id = k.project_id
 		 WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)`,
-		hash, millis(s.now())).Scan(&kp.ID, &kp.ToolsVersion, &kp.ConnectionsVersion)
+		hash, now).Scan(&kp.ID, &kp.ToolsVersion, &kp.ConnectionsVersion, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
+		if live {
+			s.keys.keys.Remove(hash) // a cached key whose project was dropped, now revoked
+		}
 		return KeyProject{}, ErrNotFound
 	}
 	if err != nil {
 		return KeyProject{}, fmt.Errorf("store: look up api key: %w", err)
+	}
+	if live {
+		s.keys.put(gen, hash, kp, expires.Int64)
 	}
 	return kp, nil
 }

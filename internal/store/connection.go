@@ -86,6 +86,7 @@ type NewConnection struct {
 // of a connector becomes their default; a global account never does. A
 // name the user already has for the connector is ErrConflict.
 func (s *Store) CreateConnection(ctx context.Context, nc NewConnection) (Connection, error) {
+	defer s.keys.dropProject(nc.ProjectID) // this process sees its own write at once (keycache.go)
 	var c Connection
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if err := useLinkInTx(ctx, tx, nc.UseLinkID, s.now()); err != nil {
@@ -244,6 +245,7 @@ func (s *Store) queryConnections(ctx context.Context, q string, args ...any) ([]
 // RenameConnection renames an account; a name the user already has for the
 // connector is ErrConflict.
 func (s *Store) RenameConnection(ctx context.Context, projectID, id, name string) error {
+	defer s.keys.dropProject(projectID) // this process sees its own write at once (keycache.go)
 	res, err := s.write.ExecContext(ctx,
 		`UPDATE connections SET name = $1, updated_at = $2 WHERE project_id = $3 AND id = $4`,
 		name, millis(s.now()), projectID, id)
@@ -268,6 +270,7 @@ func (s *Store) RotateCredential(ctx context.Context, projectID, id string, expe
 // transaction, and a link that is already used changes nothing and is
 // ErrLinkUsed.
 func (s *Store) RotateCredentialThroughLink(ctx context.Context, linkID, projectID, id string, expected int64, credential []byte, scopes []string) (int64, error) {
+	defer s.keys.dropProject(projectID) // this process sees its own write at once (keycache.go)
 	var rev int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if err := useLinkInTx(ctx, tx, linkID, s.now()); err != nil {
@@ -330,17 +333,23 @@ func (s *Store) UpdateGrantedScopes(ctx context.Context, id string, revision int
 
 // SetConnectionStatus moves an account to status when it still has revision.
 func (s *Store) SetConnectionStatus(ctx context.Context, id string, revision int64, status string) error {
-	_, err := s.write.ExecContext(ctx,
-		`UPDATE connections SET status = $1, updated_at = $2 WHERE id = $3 AND revision = $4`,
-		status, millis(s.now()), id, revision)
+	var projectID string
+	err := s.write.QueryRowContext(ctx,
+		`UPDATE connections SET status = $1, updated_at = $2 WHERE id = $3 AND revision = $4 RETURNING project_id`,
+		status, millis(s.now()), id, revision).Scan(&projectID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("store: set connection status: %w", err)
 	}
+	s.keys.dropProject(projectID) // this process sees its own write at once (keycache.go)
 	return nil
 }
 
 // SetDefaultConnection makes an account its user's default for its connector.
 func (s *Store) SetDefaultConnection(ctx context.Context, projectID, id string) error {
+	defer s.keys.dropProject(projectID) // this process sees its own write at once (keycache.go)
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		c, err := connectionInTx(ctx, tx, projectID, id)
 		if err != nil {
@@ -360,6 +369,7 @@ func (s *Store) SetDefaultConnection(ctx context.Context, projectID, id string) 
 // DeleteConnection removes an account and its credential. When it was the
 // default, the user's next oldest account of the connector becomes default.
 func (s *Store) DeleteConnection(ctx context.Context, projectID, id string) error {
+	defer s.keys.dropProject(projectID) // this process sees its own write at once (keycache.go)
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		c, err := connectionInTx(ctx, tx, projectID, id)
 		if err != nil {

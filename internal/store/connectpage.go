@@ -72,7 +72,14 @@ func useLinkInTx(ctx context.Context, tx *sql.Tx, id string, now time.Time) erro
 
 // SetConnectionLabel records the provider-side identity of an account.
 func (s *Store) SetConnectionLabel(ctx context.Context, id, label string) error {
-	_, err := s.write.ExecContext(ctx, `UPDATE connections SET label = $1 WHERE id = $2`, label, id)
+	var projectID string
+	err := s.write.QueryRowContext(ctx, `UPDATE connections SET label = $1 WHERE id = $2 RETURNING project_id`, label, id).Scan(&projectID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err == nil {
+		s.keys.dropProject(projectID) // this process sees its own write at once (keycache.go)
+	}
 	return err
 }
 

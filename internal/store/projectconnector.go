@@ -24,6 +24,7 @@ type ProjectConnector struct {
 // PutProjectConnector creates or replaces a project's connector and bumps
 // the project's catalog version in the same transaction.
 func (s *Store) PutProjectConnector(ctx context.Context, c ProjectConnector) error {
+	defer s.keys.dropProject(c.ProjectID) // this process sees its own write at once (keycache.go)
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO project_connectors (project_id, connector_id, origin, source, definition, headers, updated_at)
@@ -89,6 +90,7 @@ func (s *Store) GetProjectConnector(ctx context.Context, projectID, connectorID 
 
 // DeleteProjectConnector removes a project's connector (and bumps the version).
 func (s *Store) DeleteProjectConnector(ctx context.Context, projectID, connectorID string) error {
+	defer s.keys.dropProject(projectID) // this process sees its own write at once (keycache.go)
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM project_connectors WHERE project_id = $1 AND connector_id = $2`, projectID, connectorID)
 		if err != nil {
@@ -102,18 +104,19 @@ func (s *Store) DeleteProjectConnector(ctx context.Context, projectID, connector
 	})
 }
 
-// CatalogVersion returns a project's catalog version (tool switches and own
-// connectors), for callers without an API key lookup (the Connect page).
-func (s *Store) CatalogVersion(ctx context.Context, projectID string) (int64, error) {
-	var v int64
-	err := s.readRow(ctx, `SELECT tools_version FROM projects WHERE id = $1`, projectID).Scan(&v)
+// ProjectVersions returns a project with its tool-switch and connections
+// versions, as ProjectForKey does for a key, for callers without an API key
+// (the Connect page, trigger ingress, admin commands): they build their
+// tenant from it (upstream.Catalogs.Load).
+func (s *Store) ProjectVersions(ctx context.Context, projectID string) (KeyProject, error) {
+	kp := KeyProject{ID: projectID}
+	err := s.readRow(ctx, `SELECT tools_version, connections_version FROM projects WHERE id = $1`, projectID).
+		Scan(&kp.ToolsVersion, &kp.ConnectionsVersion)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, ErrNotFound
+		return KeyProject{}, ErrNotFound
 	}
-	return v, err
-}
-
-// ProjectVersion returns the catalog version ctx carries for a project.
-func ProjectVersion(ctx context.Context, projectID string) (int64, bool) {
-	return toolsVersion(ctx, projectID)
+	if err != nil {
+		return KeyProject{}, fmt.Errorf("store: project versions: %w", err)
+	}
+	return kp, nil
 }

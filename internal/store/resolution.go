@@ -19,9 +19,9 @@ const (
 )
 
 // ResolutionCandidates is ConnectorConnections for account resolution on
-// a request's hot path. When ctx carries the project's connections version
-// (WithKeyProject, from the API key lookup), the answer may come from an
-// in-process cache: every change a resolution could see bumps the version
+// a request's hot path. The answer may come from an in-process cache kept
+// by the project's connections version (the caller's tenant read it with
+// the API key, or from the projects row): every change a resolution could see bumps the version
 // and logs the user it touched in the same transaction (database
 // triggers), so a change made anywhere shows on the next request, and a
 // change to one user's accounts leaves every other user's answers cached.
@@ -31,15 +31,15 @@ const (
 // A token refresh is not such a change: the cached sealed credential may
 // hold an expired access token, which the executor notices and replaces by
 // reading the account (see execute's refreshToken).
-func (s *Store) ResolutionCandidates(ctx context.Context, projectID, userID, connectorID string) ([]Connection, error) {
-	return s.resolutionRead(ctx, connCacheKey{project: projectID, user: userID, connector: connectorID},
+func (s *Store) ResolutionCandidates(ctx context.Context, projectID string, connectionsVersion int64, userID, connectorID string) ([]Connection, error) {
+	return s.resolutionRead(ctx, connectionsVersion, connCacheKey{project: projectID, user: userID, connector: connectorID},
 		func() ([]Connection, error) { return s.ConnectorConnections(ctx, projectID, userID, connectorID) })
 }
 
 // ResolutionConnection is GetConnection for account resolution, cached as
 // ResolutionCandidates is.
-func (s *Store) ResolutionConnection(ctx context.Context, projectID, id string) (Connection, error) {
-	conns, err := s.resolutionRead(ctx, connCacheKey{project: projectID, id: id}, func() ([]Connection, error) {
+func (s *Store) ResolutionConnection(ctx context.Context, projectID string, connectionsVersion int64, id string) (Connection, error) {
+	conns, err := s.resolutionRead(ctx, connectionsVersion, connCacheKey{project: projectID, id: id}, func() ([]Connection, error) {
 		c, err := s.GetConnection(ctx, projectID, id)
 		return []Connection{c}, err
 	})
@@ -51,8 +51,8 @@ func (s *Store) ResolutionConnection(ctx context.Context, projectID, id string) 
 
 // ResolutionAccounts is ListConnections for reads on a request's hot path
 // (a session's account statuses), cached as ResolutionCandidates is.
-func (s *Store) ResolutionAccounts(ctx context.Context, projectID, userID string) ([]Connection, error) {
-	return s.resolutionRead(ctx, connCacheKey{project: projectID, user: userID, all: true},
+func (s *Store) ResolutionAccounts(ctx context.Context, projectID string, connectionsVersion int64, userID string) ([]Connection, error) {
+	return s.resolutionRead(ctx, connectionsVersion, connCacheKey{project: projectID, user: userID, all: true},
 		func() ([]Connection, error) { return s.ListConnections(ctx, projectID, userID) })
 }
 
@@ -118,11 +118,7 @@ func (p *projectChanges) resetTo(v int64) {
 	clear(p.users)
 }
 
-func (s *Store) resolutionRead(ctx context.Context, k connCacheKey, read func() ([]Connection, error)) ([]Connection, error) {
-	v, versioned := connectionsVersion(ctx, k.project)
-	if !versioned {
-		return read()
-	}
+func (s *Store) resolutionRead(ctx context.Context, v int64, k connCacheKey, read func() ([]Connection, error)) ([]Connection, error) {
 	p, err := s.followChanges(ctx, k.project, v)
 	if err != nil {
 		return nil, err

@@ -36,15 +36,15 @@ func TestResolution_LogGapDropsTheProjectsAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	request := func() context.Context {
+	request := func() int64 {
 		kp, err := s.ProjectForKey(ctx, "h")
 		if err != nil {
 			t.Fatal(err)
 		}
-		return WithKeyProject(ctx, kp)
+		return kp.ConnectionsVersion
 	}
 	name := func() string {
-		conns, err := s.ResolutionCandidates(request(), p.ID, "u1", "github")
+		conns, err := s.ResolutionCandidates(ctx, p.ID, request(), "u1", "github")
 		if err != nil || len(conns) != 1 {
 			t.Fatalf("candidates %v %v", conns, err)
 		}

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -55,6 +56,17 @@ type Store struct {
 	// tools caches each project's disabled tools, conns resolution reads.
 	tools versioned[string, map[string]bool]
 	conns resolutionCache
+	// keys caches API key lookups while WatchKeys listens for changes.
+	keys *keyCache
+	// dsn is the PostgreSQL connection string, for the change listener's
+	// own connection; it may hold a password and is never logged.
+	dsn string
+	// listenerPID is the backend process id of the change listener's
+	// current connection (for tests that cut it).
+	listenerPID atomic.Uint32
+	// keyRetry waits before the listener subscribes again (retryKeys;
+	// tests replace it).
+	keyRetry func(ctx context.Context, attempt int) bool
 }
 
 // ParseURL splits a SWITCHBOARD_DATABASE_URL into its dialect and the DSN
@@ -100,6 +112,8 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	s := &Store{dialect: dialect, now: opts.Now}
 	s.tools = newVersioned[string, map[string]bool](maxCachedToolSwitches)
 	s.conns = newResolutionCache()
+	s.keys = newKeyCache()
+	s.keyRetry = retryKeys
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -164,6 +178,7 @@ func (s *Store) openPostgres(dsn string, maxConns int) error {
 	db.SetMaxIdleConns(maxConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	s.write, s.read = db, db
+	s.dsn = dsn
 	return nil
 }
 

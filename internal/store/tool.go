@@ -11,6 +11,7 @@ const maxCachedToolSwitches = 4096
 
 // SetToolsEnabled turns tools on or off in a project, in one transaction.
 func (s *Store) SetToolsEnabled(ctx context.Context, projectID string, toolIDs []string, enabled bool) error {
+	defer s.keys.dropProject(projectID) // this process sees its own write at once (keycache.go)
 	now := millis(s.now())
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE projects SET tools_version = tools_version + 1 WHERE id = $1`, projectID); err != nil {
@@ -33,20 +34,18 @@ func (s *Store) SetToolsEnabled(ctx context.Context, projectID string, toolIDs [
 }
 
 // DisabledTools returns the set of tool ids turned off in a project. The
-// set must not be modified. When ctx carries the project's tool-switch
-// version (WithToolsVersion, set from the API key lookup), the set comes
-// from an in-process cache keyed by that version, so a request pays no
-// extra round trip and a switch still shows on the next request.
-func (s *Store) DisabledTools(ctx context.Context, projectID string) (map[string]bool, error) {
-	v, versioned := toolsVersion(ctx, projectID)
-	if versioned {
-		if set, ok := s.tools.get(projectID, v); ok {
-			return set, nil
-		}
+// set must not be modified. It comes from an in-process cache keyed by the
+// project's tool-switch version (the caller's tenant read it with the API
+// key, or from the projects row), so a request pays no extra round trip and
+// a switch still shows on the next request: every switch moves the version
+// in its own transaction.
+func (s *Store) DisabledTools(ctx context.Context, projectID string, toolsVersion int64) (map[string]bool, error) {
+	if set, ok := s.tools.get(projectID, toolsVersion); ok {
+		return set, nil
 	}
 	set, err := s.queryDisabledTools(ctx, projectID)
-	if err == nil && versioned {
-		s.tools.put(projectID, v, set)
+	if err == nil {
+		s.tools.put(projectID, toolsVersion, set)
 	}
 	return set, err
 }
@@ -69,58 +68,9 @@ func (s *Store) queryDisabledTools(ctx context.Context, projectID string) (map[s
 	return out, rows.Err()
 }
 
-// ToolDisabled reports whether a project has turned one tool off.
-func (s *Store) ToolDisabled(ctx context.Context, projectID, toolID string) (bool, error) {
-	if _, versioned := toolsVersion(ctx, projectID); versioned {
-		set, err := s.DisabledTools(ctx, projectID)
-		return set[toolID], err
-	}
-	var enabled bool
-	err := s.readRow(ctx,
-		`SELECT enabled FROM tool_settings WHERE project_id = $1 AND tool_id = $2`, projectID, toolID).Scan(&enabled)
-	if err == sql.ErrNoRows {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("store: tool disabled: %w", err)
-	}
-	return !enabled, nil
-}
-
-type toolsVersionKey struct{}
-
-type versionedProject struct {
-	projectID string
-	version   int64
-	// connections is the connections version, when known.
-	connections    int64
-	hasConnections bool
-}
-
-// WithToolsVersion returns ctx carrying a project's tool-switch version.
-func WithToolsVersion(ctx context.Context, projectID string, version int64) context.Context {
-	return context.WithValue(ctx, toolsVersionKey{}, versionedProject{projectID: projectID, version: version})
-}
-
-// WithKeyProject returns ctx carrying the versions an API key lookup read:
-// the project's tool switches and its connections.
-func WithKeyProject(ctx context.Context, kp KeyProject) context.Context {
-	return context.WithValue(ctx, toolsVersionKey{}, versionedProject{projectID: kp.ID, version: kp.ToolsVersion,
-		connections: kp.ConnectionsVersion, hasConnections: true})
-}
-
-func toolsVersion(ctx context.Context, projectID string) (int64, bool) {
-	v, ok := ctx.Value(toolsVersionKey{}).(versionedProject)
-	if !ok || v.projectID != projectID {
-		return 0, false
-	}
-	return v.version, true
-}
-
-func connectionsVersion(ctx context.Context, projectID string) (int64, bool) {
-	v, ok := ctx.Value(toolsVersionKey{}).(versionedProject)
-	if !ok || v.projectID != projectID || !v.hasConnections {
-		return 0, false
-	}
-	return v.connections, true
+// ToolDisabled reports whether a project has turned one tool off, from the
+// cache DisabledTools keeps.
+func (s *Store) ToolDisabled(ctx context.Context, projectID string, toolsVersion int64, toolID string) (bool, error) {
+	set, err := s.DisabledTools(ctx, projectID, toolsVersion)
+	return set[toolID], err
 }

@@ -213,7 +213,7 @@ func (s *Store) RetryDelivery(ctx context.Context, projectID, webhookID, id stri
 	return affectedOne(res, err, "retry delivery")
 }
 
-// CountDeliveries counts deliveries by status (for tests and the benchmark).
+// CountDeliveries counts deliveries by status (for tests).
 func (s *Store) CountDeliveries(ctx context.Context, status string) (int, error) {
 	var n int
 	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE status = $1`, status).Scan(&n)

@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // PurposeSecret binds a sealed trigger secret to its row.
@@ -99,7 +100,11 @@ func newToken() (string, error) {
 // Create subscribes a connection to one event: manually (the caller gives
 // the provider's signing secret and gets our URL to enter), or automatically
 // through the provider's webhook API where the definition supports it.
-func (s *Service) Create(ctx context.Context, projectID string, r CreateRequest) (Created, error) {
+func (s *Service) Create(ctx context.Context, tn tenant.Tenant, r CreateRequest) (Created, error) {
+	if err := tn.Check(); err != nil {
+		return Created{}, err
+	}
+	projectID := tn.ProjectID
 	var issues apierr.Issues
 	if r.ConnectionID == "" {
 		issues.Add(apierr.IssueRequired, []any{"connectionId"}, "is required")
@@ -172,7 +177,7 @@ func (s *Service) Create(ctx context.Context, projectID string, r CreateRequest)
 	if err != nil {
 		return Created{}, err
 	}
-	res, err := s.Executor.CallAPI(ctx, projectID, conn.ID, reg.Method, path, fillBody(reg.Body, vars), reg.BodyType == "form")
+	res, err := s.Executor.CallAPI(ctx, tn, conn.ID, reg.Method, path, fillBody(reg.Body, vars), reg.BodyType == "form")
 	if err != nil {
 		return Created{}, err
 	}
@@ -267,7 +272,11 @@ func (s *Service) List(ctx context.Context, projectID, userID string) ([]store.T
 
 // Delete removes a trigger; an automatic one's provider webhook is removed
 // first, best effort. No secret stays behind.
-func (s *Service) Delete(ctx context.Context, projectID, id string) error {
+func (s *Service) Delete(ctx context.Context, tn tenant.Tenant, id string) error {
+	if err := tn.Check(); err != nil {
+		return err
+	}
+	projectID := tn.ProjectID
 	t, err := s.Store.GetTrigger(ctx, projectID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return apierr.New(apierr.NotFound, "no trigger %s in this project", id)
@@ -283,7 +292,7 @@ func (s *Service) Delete(ctx context.Context, projectID, id string) error {
 			vars[k] = fmt.Sprint(v)
 		}
 		if path, err := fillPath(def.Setup.Unregister.Path, vars); err == nil {
-			if _, err := s.Executor.CallAPI(ctx, projectID, t.ConnectionID, def.Setup.Unregister.Method, path, nil, false); err != nil {
+			if _, err := s.Executor.CallAPI(ctx, tn, t.ConnectionID, def.Setup.Unregister.Method, path, nil, false); err != nil {
 				s.Logger.WarnContext(ctx, "could not remove the provider webhook of a deleted trigger", "trigger_id", t.ID, "error", err.Error())
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/lru"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
 // maxCachedCatalogs bounds the cache of projects' catalogs. A project
@@ -37,16 +38,31 @@ func NewCatalogs(base *catalog.Catalog, st *store.Store) *Catalogs {
 	return &Catalogs{base: base, store: st, cache: lru.New[string, cachedCatalog](maxCachedCatalogs)}
 }
 
-// For returns a project's catalog. The version comes from ctx (read with
-// the API key) or, without one, from the database.
-func (c *Catalogs) For(ctx context.Context, projectID string) (*catalog.Catalog, error) {
-	v, ok := store.ProjectVersion(ctx, projectID)
-	if !ok {
-		var err error
-		if v, err = c.store.CatalogVersion(ctx, projectID); err != nil {
-			return nil, err
-		}
+// Load returns the tenant of a project for a caller without an API key
+// (the Connect page, trigger ingress, admin commands, the MCP host): the
+// versions come from the database, one indexed read. It is the one way to
+// build a tenant without a key; with one, use Tenant.
+func (c *Catalogs) Load(ctx context.Context, projectID string) (tenant.Tenant, error) {
+	kp, err := c.store.ProjectVersions(ctx, projectID)
+	if err != nil {
+		return tenant.Tenant{}, err
 	}
+	return c.Tenant(ctx, kp)
+}
+
+// Tenant returns the tenant of a project whose versions were just read (by
+// the API key lookup, or by Load): the project's catalog comes from the
+// cache when its version has not moved, with no round trip.
+func (c *Catalogs) Tenant(ctx context.Context, kp store.KeyProject) (tenant.Tenant, error) {
+	cat, err := c.catalog(ctx, kp.ID, kp.ToolsVersion)
+	if err != nil {
+		return tenant.Tenant{}, err
+	}
+	return tenant.Tenant{ProjectID: kp.ID, Catalog: cat, ToolsVersion: kp.ToolsVersion, ConnectionsVersion: kp.ConnectionsVersion}, nil
+}
+
+// catalog returns a project's catalog at version v.
+func (c *Catalogs) catalog(ctx context.Context, projectID string, v int64) (*catalog.Catalog, error) {
 	e, hit := c.cache.Get(projectID)
 	if hit && e.version == v {
 		return e.cat, nil

@@ -79,16 +79,16 @@ func TestRefreshAll_PicksUpChangedTools(t *testing.T) {
 	if n, err := r.RefreshAll(ctx); err != nil || n != 0 {
 		t.Fatalf("unchanged server: RefreshAll = %d, %v; want 0, nil", n, err)
 	}
-	before, _ := st.CatalogVersion(ctx, p.ID)
+	before, _ := st.ProjectVersions(ctx, p.ID)
 
 	srv.AddTool(&mcp.Tool{Name: "addNote", Description: "Adds a note.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)}, noop)
 	if n, err := r.RefreshAll(ctx); err != nil || n != 1 {
 		t.Fatalf("server with a new tool: RefreshAll = %d, %v; want 1, nil", n, err)
 	}
-	after, _ := st.CatalogVersion(ctx, p.ID)
-	if after <= before {
-		t.Fatalf("catalog version %d -> %d; a changed tool list must bump it", before, after)
+	after, _ := st.ProjectVersions(ctx, p.ID)
+	if after.ToolsVersion <= before.ToolsVersion {
+		t.Fatalf("catalog version %d -> %d; a changed tool list must bump it", before.ToolsVersion, after.ToolsVersion)
 	}
 	if got := storedTools(t, st.GetProjectConnector, p.ID); len(got) != 2 {
 		t.Fatalf("stored tools = %v, want listNotes and addNote", got)

@@ -78,8 +78,23 @@
     // host, an Okta domain); a field with a default may stay as it is.
     for (const f of cfg.fields) {
       const id = "f-" + cfg.id + "-" + f.name;
-      form.append(el("label", { for: id, text: f.label + (f.optional ? " (optional)" : "") }),
-        el("input", { id, name: f.name, type: f.secret ? "password" : "text", autocomplete: "off", required: !f.default && !f.optional,
+      form.append(el("label", { for: id, text: f.label + (f.optional ? " (optional)" : "") }));
+      if (f.multiline) {
+        // A key file: pasted, or read from a chosen file in the browser
+        // (nothing is uploaded until the form is sent).
+        const area = el("textarea", { id, name: f.name, rows: 6, autocomplete: "off", required: !f.optional,
+          placeholder: f.placeholder || "", spellcheck: "false", title: f.description || false });
+        form.append(area);
+        if (f.accept) {
+          const file = el("input", { type: "file", accept: f.accept, "aria-label": f.label + " file" });
+          file.addEventListener("change", async () => {
+            if (file.files.length) area.value = await file.files[0].text();
+          });
+          form.append(file);
+        }
+        continue;
+      }
+      form.append(el("input", { id, name: f.name, type: f.secret ? "password" : "text", autocomplete: "off", required: !f.default && !f.optional,
           placeholder: f.placeholder || "", value: f.default || false, spellcheck: "false", title: f.description || false }));
     }
     const readFields = () => {

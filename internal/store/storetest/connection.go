@@ -323,11 +323,7 @@ func testConnectionsVersion(t *testing.T, open Opener) {
 		}
 		return kp.ConnectionsVersion
 	}
-	at := func() context.Context {
-		t.Helper()
-		kp, _ := s.ProjectForKey(ctx, apikey.Hash(key))
-		return store.WithKeyProject(ctx, kp)
-	}
+	at := version
 	var c store.Connection
 	changes := []struct {
 		name  string
@@ -353,11 +349,11 @@ func testConnectionsVersion(t *testing.T, open Opener) {
 	}
 	for _, ch := range changes {
 		before := version()
-		cached, err := s.ResolutionCandidates(at(), f.project.ID, "u1", "github")
+		cached, err := s.ResolutionCandidates(ctx, f.project.ID, at(), "u1", "github")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.ResolutionAccounts(at(), f.project.ID, "u1"); err != nil {
+		if _, err := s.ResolutionAccounts(ctx, f.project.ID, at(), "u1"); err != nil {
 			t.Fatal(err)
 		}
 		if err := ch.write(); err != nil {
@@ -366,12 +362,12 @@ func testConnectionsVersion(t *testing.T, open Opener) {
 		if version() == before {
 			t.Fatalf("%s did not change the connections version", ch.name)
 		}
-		fresh, _ := s.ResolutionCandidates(at(), f.project.ID, "u1", "github")
+		fresh, _ := s.ResolutionCandidates(ctx, f.project.ID, at(), "u1", "github")
 		direct, _ := s.ConnectorConnections(ctx, f.project.ID, "u1", "github")
 		if !reflect.DeepEqual(fresh, direct) {
 			t.Fatalf("after %s the resolution cache answered %v, the database %v (before: %v)", ch.name, fresh, direct, cached)
 		}
-		accounts, _ := s.ResolutionAccounts(at(), f.project.ID, "u1")
+		accounts, _ := s.ResolutionAccounts(ctx, f.project.ID, at(), "u1")
 		listed, _ := s.ListConnections(ctx, f.project.ID, "u1")
 		if !reflect.DeepEqual(accounts, listed) {
 			t.Fatalf("after %s the account cache answered %v, the database %v", ch.name, accounts, listed)
@@ -394,14 +390,14 @@ func testConnectionsVersion(t *testing.T, open Opener) {
 	}
 	// At one version the cache answers without the database.
 	one := at()
-	first, _ := s.ResolutionConnection(one, f.project.ID, rest[0].ID)
+	first, _ := s.ResolutionConnection(ctx, f.project.ID, one, rest[0].ID)
 	if err := s.SetConnectionLabel(ctx, rest[0].ID, "changed"); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := s.ResolutionConnection(one, f.project.ID, rest[0].ID); !reflect.DeepEqual(again, first) {
+	if again, _ := s.ResolutionConnection(ctx, f.project.ID, one, rest[0].ID); !reflect.DeepEqual(again, first) {
 		t.Fatal("the cache did not answer at an unchanged version")
 	}
-	if next, _ := s.ResolutionConnection(at(), f.project.ID, rest[0].ID); next.Label == nil || *next.Label != "changed" {
+	if next, _ := s.ResolutionConnection(ctx, f.project.ID, at(), rest[0].ID); next.Label == nil || *next.Label != "changed" {
 		t.Fatalf("the next request did not see the change: %v", next.Label)
 	}
 }

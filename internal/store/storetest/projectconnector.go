@@ -23,13 +23,13 @@ func testProjectConnectors(t *testing.T, open Opener) {
 	other, _ := s.CreateProject(ctx, "other")
 	version := func(projectID string) int64 {
 		t.Helper()
-		v, err := s.CatalogVersion(ctx, projectID)
+		kp, err := s.ProjectVersions(ctx, projectID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return v
+		return kp.ToolsVersion
 	}
-	if _, err := s.CatalogVersion(ctx, store.NewID()); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.ProjectVersions(ctx, store.NewID()); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("version of an unknown project: %v", err)
 	}
 	v0, otherV := version(p.ID), version(other.ID)

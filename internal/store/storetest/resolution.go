@@ -65,22 +65,22 @@ func newPairFixture(t *testing.T, open PairOpener) *pairFixture {
 	return &pairFixture{a: f, b: &connFixture{s: b, project: f.project, config: f.config}, key: key}
 }
 
-// request returns the context of a new request to s: the key's versions
-// as read now, as the API key middleware does.
-func (p *pairFixture) request(t *testing.T, s *store.Store) context.Context {
+// request returns the connections version of a new request to s: the
+// key's versions as read now, as the API key middleware does.
+func (p *pairFixture) request(t *testing.T, s *store.Store) int64 {
 	t.Helper()
 	ctx := context.Background()
 	kp, err := s.ProjectForKey(ctx, apikey.Hash(p.key))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return store.WithKeyProject(ctx, kp)
+	return kp.ConnectionsVersion
 }
 
 // names resolves a user's github accounts through s's cache.
 func (p *pairFixture) names(t *testing.T, s *store.Store, user string) []string {
 	t.Helper()
-	conns, err := s.ResolutionCandidates(p.request(t, s), p.a.project.ID, user, "github")
+	conns, err := s.ResolutionCandidates(context.Background(), p.a.project.ID, p.request(t, s), user, "github")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,14 +121,14 @@ func testResolutionAcrossInstances(t *testing.T, open PairOpener) {
 		}
 	}
 	// By id too: a status change on b shows on a.
-	home, err := a.ResolutionConnection(p.request(t, a), pid, firstNamed(t, b, pid, "u1", "home").ID)
+	home, err := a.ResolutionConnection(context.Background(), pid, p.request(t, a), firstNamed(t, b, pid, "u1", "home").ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := b.SetConnectionStatus(ctx, home.ID, home.Revision, store.StatusReauthRequired); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := a.ResolutionConnection(p.request(t, a), pid, home.ID); got.Status != store.StatusReauthRequired {
+	if got, _ := a.ResolutionConnection(context.Background(), pid, p.request(t, a), home.ID); got.Status != store.StatusReauthRequired {
 		t.Fatalf("a resolves status %q after b marked the account for reauthorization", got.Status)
 	}
 }
@@ -146,7 +146,7 @@ func testResolutionPerUser(t *testing.T, open PairOpener) {
 
 	credential := func() string {
 		t.Helper()
-		conns, err := a.ResolutionCandidates(p.request(t, a), pid, "u1", "github")
+		conns, err := a.ResolutionCandidates(context.Background(), pid, p.request(t, a), "u1", "github")
 		if err != nil || len(conns) != 1 {
 			t.Fatalf("u1 candidates: %v %v", conns, err)
 		}
@@ -179,7 +179,7 @@ func testResolutionPerUser(t *testing.T, open PairOpener) {
 		t.Fatalf("refresh: %v %v", ok, err)
 	}
 	p.b.create(t, "", "shared", true)
-	conns, err := a.ResolutionCandidates(p.request(t, a), pid, "u1", "github")
+	conns, err := a.ResolutionCandidates(context.Background(), pid, p.request(t, a), "u1", "github")
 	if err != nil || len(conns) != 2 || conns[1].Name != "shared" || string(conns[0].Credential) != "refreshed-2" {
 		t.Fatalf("after a global account, u1 resolves %v (%v)", conns, err)
 	}

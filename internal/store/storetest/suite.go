@@ -242,17 +242,17 @@ func testToolSettings(t *testing.T, open Opener) {
 	if err := s.SetToolsEnabled(ctx, a.ID, []string{"github_create_issue", "slack_send_message"}, false); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.DisabledTools(ctx, a.ID)
+	got, err := s.DisabledTools(ctx, a.ID, toolsVersion(t, s, a.ID))
 	if err != nil || len(got) != 2 || !got["github_create_issue"] || !got["slack_send_message"] {
 		t.Fatalf("disabled in a: %v, %v", got, err)
 	}
-	if other, _ := s.DisabledTools(ctx, b.ID); len(other) != 0 {
+	if other, _ := s.DisabledTools(ctx, b.ID, toolsVersion(t, s, b.ID)); len(other) != 0 {
 		t.Fatalf("project b sees a's switches: %v", other)
 	}
 	if err := s.SetToolsEnabled(ctx, a.ID, []string{"github_create_issue"}, true); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = s.DisabledTools(ctx, a.ID)
+	got, _ = s.DisabledTools(ctx, a.ID, toolsVersion(t, s, a.ID))
 	if len(got) != 1 || !got["slack_send_message"] {
 		t.Fatalf("after enabling one: %v", got)
 	}
@@ -270,8 +270,8 @@ func testToolVersionCache(t *testing.T, open Opener) {
 	if err != nil || kp.ID != p.ID {
 		t.Fatalf("key: %+v %v", kp, err)
 	}
-	before := store.WithToolsVersion(ctx, p.ID, kp.ToolsVersion)
-	if set, _ := s.DisabledTools(before, p.ID); len(set) != 0 {
+	before := kp.ToolsVersion
+	if set, _ := s.DisabledTools(ctx, p.ID, before); len(set) != 0 {
 		t.Fatalf("fresh project: %v", set)
 	}
 	if err := s.SetToolsEnabled(ctx, p.ID, []string{"github_create_issue"}, false); err != nil {
@@ -281,13 +281,23 @@ func testToolVersionCache(t *testing.T, open Opener) {
 	if next.ToolsVersion == kp.ToolsVersion {
 		t.Fatal("a tool switch did not change the version")
 	}
-	after := store.WithToolsVersion(ctx, p.ID, next.ToolsVersion)
-	if set, _ := s.DisabledTools(after, p.ID); !set["github_create_issue"] {
+	after := next.ToolsVersion
+	if set, _ := s.DisabledTools(ctx, p.ID, after); !set["github_create_issue"] {
 		t.Fatalf("the next request did not see the switch: %v", set)
 	}
-	if off, _ := s.ToolDisabled(after, p.ID, "github_create_issue"); !off {
+	if off, _ := s.ToolDisabled(ctx, p.ID, after, "github_create_issue"); !off {
 		t.Fatal("ToolDisabled missed the switch")
 	}
+}
+
+// toolsVersion is a project's tool-switch version as stored now.
+func toolsVersion(t *testing.T, s *store.Store, projectID string) int64 {
+	t.Helper()
+	kp, err := s.ProjectVersions(context.Background(), projectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kp.ToolsVersion
 }
 
 // keyProject is the project id of a key hash.
