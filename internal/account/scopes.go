@@ -10,12 +10,13 @@ import (
 
 // RequestedScopes are the scopes a sign-in through an auth config asks
 // for (docs/connections.md, "Scopes"). An operator's explicit scopes on the
-// auth config win. Otherwise they are the union of the scopes the tools
-// the project has switched on need (disabled holds the tools turned off),
-// plus the method's base scopes: those it lists that no tool of the
-// connector needs (offline_access, openid, a scope only the identity call
-// or trigger setup uses). The method's own order comes first, then any
-// scope a tool needs that the method does not list.
+// auth config win. Otherwise they are the method's scopes that a tool the
+// project has switched on needs (disabled holds the tools turned off),
+// plus its base scopes: those it lists that no tool of the connector needs
+// (offline_access, openid, a scope only the identity call or trigger setup
+// uses). Only scopes the method lists are asked for, in its order: a tool
+// needing one it does not list (Zoom's account-wide admin tools, for a
+// user sign-in) is meant for another auth method and adds nothing.
 func RequestedScopes(con *catalog.Connector, m *catalog.AuthMethod, ac store.AuthConfig, disabled map[string]bool) []string {
 	if len(ac.Scopes) > 0 {
 		return ac.Scopes
@@ -23,28 +24,22 @@ func RequestedScopes(con *catalog.Connector, m *catalog.AuthMethod, ac store.Aut
 	if m == nil || m.OAuth2 == nil {
 		return nil
 	}
-	needed := map[string]bool{} // by some tool, switched on or not
-	on := map[string]bool{}     // by a switched-on tool
-	var extra []string
-	for _, t := range con.Tools {
-		for _, s := range t.RequiredScopes {
-			needed[s] = true
-			if disabled[t.ID] {
-				continue
-			}
-			if !on[s] && !slices.Contains(m.OAuth2.Scopes, s) {
-				extra = append(extra, s)
-			}
-			on[s] = true
-		}
-	}
-	out := make([]string, 0, len(m.OAuth2.Scopes)+len(extra))
+	out := make([]string, 0, len(m.OAuth2.Scopes))
 	for _, s := range m.OAuth2.Scopes {
-		if on[s] || !needed[s] {
+		needed, on := false, false
+		for _, t := range con.Tools {
+			if slices.Contains(t.RequiredScopes, s) {
+				needed = true
+				if on = !disabled[t.ID]; on {
+					break
+				}
+			}
+		}
+		if on || !needed {
 			out = append(out, s)
 		}
 	}
-	return append(out, extra...)
+	return out
 }
 
 // UnionScopes returns the scopes of every list once, in first-seen order.
