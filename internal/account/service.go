@@ -24,8 +24,9 @@ const (
 // account may be of come from the caller's tenant (a project's catalog),
 // passed to each method that needs them.
 type Service struct {
-	store   *store.Store
-	keyring *secret.Keyring
+	store    *store.Store
+	keyring  *secret.Keyring
+	verifier Verifier
 }
 
 // NewService returns a Service.
@@ -137,6 +138,13 @@ func (s *Service) Create(ctx context.Context, t tenant.Tenant, req CreateRequest
 	}
 	if scopes == nil {
 		scopes = ac.Scopes
+	}
+	label, err := s.verify(ctx, t, con, cred, "credential")
+	if err != nil {
+		return store.Connection{}, err
+	}
+	if req.Label == nil && label != "" {
+		req.Label = &label
 	}
 	id := store.NewID()
 	sealed, err := s.Seal(id, cred)
@@ -289,6 +297,9 @@ func (s *Service) rotate(ctx context.Context, linkID string, t tenant.Tenant, id
 	}
 	cred, scopes, err := ParseCredential(raw, con, method, "credential")
 	if err != nil {
+		return 0, err
+	}
+	if _, err := s.verify(ctx, t, con, cred, "credential"); err != nil {
 		return 0, err
 	}
 	if scopes == nil {

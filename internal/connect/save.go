@@ -119,6 +119,9 @@ func fieldsError(err error) error {
 
 // label names an account with its provider identity, best effort.
 func (p *Page) label(ctx context.Context, t tenant.Tenant, conn store.Connection) {
+	if conn.Label != nil && *conn.Label != "" {
+		return // the credential check named it (account.Service.Create)
+	}
 	c, ok := t.Catalog.Connector(conn.ConnectorID)
 	if !ok || c.Identity == nil || c.Identity.Path == "" || p.Executor == nil {
 		return
