@@ -366,15 +366,17 @@ func (s *Service) Delete(ctx context.Context, projectID, id string) error {
 
 // PublicView is an account as the hosted Connect page shows it to its user.
 type PublicView struct {
-	ID          string  `json:"id"`
-	ConnectorID string  `json:"connectorId"`
-	Name        string  `json:"name"`
-	Label       *string `json:"label"`
-	Status      string  `json:"status"`
-	IsDefault   bool    `json:"isDefault"`
+	ID          string `json:"id"`
+	ConnectorID string `json:"connectorId"`
+	// AuthConfigID lets the page reconnect the account with its own auth config.
+	AuthConfigID string  `json:"authConfigId,omitempty"`
+	Name         string  `json:"name"`
+	Label        *string `json:"label"`
+	Status       string  `json:"status"`
+	IsDefault    bool    `json:"isDefault"`
 }
 
 // Public returns the page's view of an account: never its credential.
 func Public(c store.Connection) PublicView {
-	return PublicView{ID: c.ID, ConnectorID: c.ConnectorID, Name: c.Name, Label: c.Label, Status: c.Status, IsDefault: c.IsDefault}
+	return PublicView{ID: c.ID, ConnectorID: c.ConnectorID, AuthConfigID: c.AuthConfigID, Name: c.Name, Label: c.Label, Status: c.Status, IsDefault: c.IsDefault}
 }
