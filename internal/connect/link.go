@@ -50,15 +50,20 @@ type Request struct {
 	AuthConfigs      []string
 	RedirectURL      string
 	ExpiresInMinutes *int
+	// ConnectionID makes a link for one account of the user: the page
+	// reconnects it (docs/connect.md, "Reconnecting").
+	ConnectionID string
 }
 
 // Link is a created connect link. URL holds the token and is shown once.
 type Link struct {
-	ID          string    `json:"id"`
-	URL         string    `json:"url"`
-	UserID      string    `json:"userId"`
-	AuthConfigs []string  `json:"authConfigs"`
-	ExpiresAt   time.Time `json:"expiresAt"`
+	ID          string   `json:"id"`
+	URL         string   `json:"url"`
+	UserID      string   `json:"userId"`
+	AuthConfigs []string `json:"authConfigs"`
+	// ConnectionID is the account the link reconnects, if it names one.
+	ConnectionID string    `json:"connectionId,omitempty"`
+	ExpiresAt    time.Time `json:"expiresAt"`
 }
 
 // Create checks a request and stores a new single-use link.
@@ -104,6 +109,9 @@ func (s *Service) Create(ctx context.Context, t tenant.Tenant, r Request) (Link,
 				"is not on the project's allowed list; an admin can add it with 'switchboard admin project set --redirect-urls'")
 		}
 	}
+	if r.ConnectionID != "" && r.UserID != "" {
+		s.checkConnection(ctx, projectID, &r, &issues)
+	}
 	if err := issues.Err(); err != nil {
 		return Link{}, err
 	}
@@ -115,13 +123,31 @@ func (s *Service) Create(ctx context.Context, t tenant.Tenant, r Request) (Link,
 	l, err := s.store.CreateConnectLink(ctx, store.ConnectLink{
 		ProjectID: projectID, UserID: r.UserID, TokenHash: apikey.Hash(token), Connectors: r.Connectors,
 		AuthConfigs: r.AuthConfigs, RedirectURL: r.RedirectURL, ExpiresAt: s.now().Add(time.Duration(minutes) * time.Minute),
+		ConnectionID: r.ConnectionID,
 	})
 	if err != nil {
 		return Link{}, err
 	}
-	out := Link{ID: l.ID, URL: s.webURL + "/connect/" + token, UserID: l.UserID, ExpiresAt: l.ExpiresAt}
+	out := Link{ID: l.ID, URL: s.webURL + "/connect/" + token, UserID: l.UserID, ExpiresAt: l.ExpiresAt, ConnectionID: l.ConnectionID}
 	if len(l.AuthConfigs) > 0 {
 		out.AuthConfigs = l.AuthConfigs
 	}
 	return out, nil
+}
+
+// checkConnection checks a link's account: one of the user's own accounts
+// (not a global one) of a connector the link offers. A link that names no
+// connectors offers that account's connector only.
+func (s *Service) checkConnection(ctx context.Context, projectID string, r *Request, issues *apierr.Issues) {
+	conn, err := s.store.GetConnection(ctx, projectID, r.ConnectionID)
+	if err != nil || conn.Global || conn.UserID != r.UserID {
+		issues.Add(apierr.IssueInvalidValue, []any{"connectionId"}, "is not an account of user %q in this project", r.UserID)
+		return
+	}
+	switch {
+	case len(r.Connectors) > 0 && !slices.Contains(r.Connectors, conn.ConnectorID):
+		issues.Add(apierr.IssueInvalidValue, []any{"connectionId"}, "is a %s account, which the link's connectors leave out", conn.ConnectorID)
+	case len(r.Connectors) == 0 && len(r.AuthConfigs) == 0:
+		r.Connectors = []string{conn.ConnectorID}
+	}
 }

@@ -71,6 +71,8 @@ type View struct {
 	Accounts    []account.PublicView `json:"accounts"`
 	SelfManage  bool                 `json:"selfManage"`
 	RedirectURL string               `json:"redirectUrl,omitempty"`
+	// ConnectionID is the account a link made for one account reconnects.
+	ConnectionID string `json:"connectionId,omitempty"`
 }
 
 // offered lists what a link offers: its connectors (or every connector the
@@ -216,7 +218,7 @@ func (p *Page) Get(ctx context.Context, token string) (View, error) {
 	if err != nil {
 		return View{}, err
 	}
-	v := View{Status: state, ExpiresAt: l.ExpiresAt, SelfManage: settings.SelfManage, RedirectURL: l.RedirectURL,
+	v := View{Status: state, ExpiresAt: l.ExpiresAt, SelfManage: settings.SelfManage, RedirectURL: l.RedirectURL, ConnectionID: l.ConnectionID,
 		Branding: Branding{Name: displayName(proj.Name), Accent: "#4f46e5"}, Connectors: []OfferedConnector{}, Accounts: []account.PublicView{}}
 	if settings.Name != "" {
 		v.Branding.Name = settings.Name

@@ -97,9 +97,12 @@ type ConnectLink struct {
 	Connectors  []string
 	AuthConfigs []string
 	RedirectURL string
-	ExpiresAt   time.Time
-	UsedAt      *time.Time
-	CreatedAt   time.Time
+	// ConnectionID, when set, is the one account of the user the link
+	// reconnects.
+	ConnectionID string
+	ExpiresAt    time.Time
+	UsedAt       *time.Time
+	CreatedAt    time.Time
 }
 
 // CreateConnectLink stores a connect link.
@@ -110,10 +113,10 @@ func (s *Store) CreateConnectLink(ctx context.Context, l ConnectLink) (ConnectLi
 	l.CreatedAt = fromMillis(millis(s.now()))
 	l.ExpiresAt = fromMillis(millis(l.ExpiresAt))
 	_, err := s.write.ExecContext(ctx,
-		`INSERT INTO connect_links (id, project_id, user_id, token_hash, connectors, auth_configs, redirect_url, expires_at, created_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		`INSERT INTO connect_links (id, project_id, user_id, token_hash, connectors, auth_configs, redirect_url, expires_at, created_at, connection_id)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		l.ID, l.ProjectID, l.UserID, l.TokenHash, strings.Join(l.Connectors, "\n"), strings.Join(l.AuthConfigs, "\n"),
-		l.RedirectURL, millis(l.ExpiresAt), millis(l.CreatedAt))
+		l.RedirectURL, millis(l.ExpiresAt), millis(l.CreatedAt), l.ConnectionID)
 	if err != nil {
 		return ConnectLink{}, fmt.Errorf("store: create connect link: %w", err)
 	}
@@ -128,9 +131,9 @@ func (s *Store) ConnectLinkByToken(ctx context.Context, tokenHash string) (Conne
 	var exp, created int64
 	var used sql.NullInt64
 	err := s.read.QueryRowContext(ctx,
-		`SELECT id, project_id, user_id, token_hash, connectors, auth_configs, redirect_url, expires_at, used_at, created_at
+		`SELECT id, project_id, user_id, token_hash, connectors, auth_configs, redirect_url, expires_at, used_at, created_at, connection_id
 		 FROM connect_links WHERE token_hash = $1`, tokenHash).
-		Scan(&l.ID, &l.ProjectID, &l.UserID, &l.TokenHash, &connectors, &configs, &l.RedirectURL, &exp, &used, &created)
+		Scan(&l.ID, &l.ProjectID, &l.UserID, &l.TokenHash, &connectors, &configs, &l.RedirectURL, &exp, &used, &created, &l.ConnectionID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ConnectLink{}, ErrNotFound
 	}

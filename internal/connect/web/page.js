@@ -221,7 +221,8 @@
     const section = $("connector");
     section.hidden = false;
     const back = $("back");
-    back.hidden = view.connectors.length < 2 && !reconnect;
+    // A link made for one account reconnects only that account.
+    back.hidden = (view.connectors.length < 2 && !reconnect) || !!view.connectionId;
     back.textContent = view.connectors.length < 2 ? "Connect another account instead" : "← All applications";
     $("connector-mark").replaceChildren(mark(c));
     $("connector-name").textContent = c.name;
@@ -290,7 +291,7 @@
       const needs = a.status !== "active";
       if (needs) { broken++; name.append(el("span", { class: "badge warn", text: "needs reconnecting" })); }
       const actions = el("span", { class: "actions" });
-      if (c) {
+      if (c && (!view.connectionId || view.connectionId === a.id)) {
         const again = el("button", { type: "button", class: needs ? "" : "secondary", text: "Reconnect",
           "aria-label": "Reconnect " + (a.label || a.name) + " (" + c.name + ")" });
         again.addEventListener("click", () => openConnector(c, a));
@@ -326,6 +327,9 @@
     if (view.connectors.length === 0) { status("This link offers no application you can connect.", true); return; }
     status(broken ? "An account of yours needs reconnecting: choose Reconnect next to it."
       : view.connectors.length > 1 ? "Choose an application and connect your account." : "Connect your account.");
+    const own = view.connectionId && view.accounts.find((a) => a.id === view.connectionId);
+    const ownConnector = own && view.connectors.find((c) => c.id === own.connectorId);
+    if (ownConnector) { openConnector(ownConnector, own); return; }
     if (view.connectors.length === 1) {
       // A link for one application, whose account of the user needs
       // reconnecting (a session's reauth_required link): reconnect that
