@@ -28,9 +28,9 @@ func TestSession_StatusFollowsTheAccountExecuteUses(t *testing.T) {
 	}
 	status := func(body string) string {
 		t.Helper()
-		_, m, raw := f.json("POST", "/v1/sessions", body)
+		_, m, _ := f.json("POST", "/v1/sessions", body)
 		id, _ := dataOf(m)["id"].(string)
-		_, m, raw = f.json("GET", "/v1/sessions/"+id, "")
+		_, m, raw := f.json("GET", "/v1/sessions/"+id, "")
 		cs, _ := dataOf(m)["connectors"].([]any)
 		if len(cs) != 1 {
 			t.Fatalf("session: %s", raw)
