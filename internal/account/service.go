@@ -24,8 +24,9 @@ const (
 // account may be of come from the caller's tenant (a project's catalog),
 // passed to each method that needs them.
 type Service struct {
-	store   *store.Store
-	keyring *secret.Keyring
+	store    *store.Store
+	keyring  *secret.Keyring
+	verifier Verifier
 }
 
 // NewService returns a Service.
@@ -137,6 +138,13 @@ func (s *Service) Create(ctx context.Context, t tenant.Tenant, req CreateRequest
 	}
 	if scopes == nil {
 		scopes = ac.Scopes
+	}
+	label, err := s.verify(ctx, t, con, cred, "credential")
+	if err != nil {
+		return store.Connection{}, err
+	}
+	if req.Label == nil && label != "" {
+		req.Label = &label
 	}
 	id := store.NewID()
 	sealed, err := s.Seal(id, cred)
@@ -291,6 +299,9 @@ func (s *Service) rotate(ctx context.Context, linkID string, t tenant.Tenant, id
 	if err != nil {
 		return 0, err
 	}
+	if _, err := s.verify(ctx, t, con, cred, "credential"); err != nil {
+		return 0, err
+	}
 	if scopes == nil {
 		scopes = c.Scopes
 	}
@@ -355,15 +366,17 @@ func (s *Service) Delete(ctx context.Context, projectID, id string) error {
 
 // PublicView is an account as the hosted Connect page shows it to its user.
 type PublicView struct {
-	ID          string  `json:"id"`
-	ConnectorID string  `json:"connectorId"`
-	Name        string  `json:"name"`
-	Label       *string `json:"label"`
-	Status      string  `json:"status"`
-	IsDefault   bool    `json:"isDefault"`
+	ID          string `json:"id"`
+	ConnectorID string `json:"connectorId"`
+	// AuthConfigID lets the page reconnect the account with its own auth config.
+	AuthConfigID string  `json:"authConfigId,omitempty"`
+	Name         string  `json:"name"`
+	Label        *string `json:"label"`
+	Status       string  `json:"status"`
+	IsDefault    bool    `json:"isDefault"`
 }
 
 // Public returns the page's view of an account: never its credential.
 func Public(c store.Connection) PublicView {
-	return PublicView{ID: c.ID, ConnectorID: c.ConnectorID, Name: c.Name, Label: c.Label, Status: c.Status, IsDefault: c.IsDefault}
+	return PublicView{ID: c.ID, ConnectorID: c.ConnectorID, AuthConfigID: c.AuthConfigID, Name: c.Name, Label: c.Label, Status: c.Status, IsDefault: c.IsDefault}
 }

@@ -164,6 +164,7 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	a.Catalogs = upstream.NewCatalogs(cat, st)
 	a.Accounts = account.NewService(st, ring)
 	a.Executor = execute.New(execute.Options{Store: st, Accounts: a.Accounts, Guard: guard, Keyring: ring, Logger: log, Now: o.Now})
+	a.Accounts.SetVerifier(a.Executor)
 	a.Worker = webhook.NewWorker(st, ring, guard.Webhooks().Client(), log, o.Now)
 	a.Refresher = &upstream.Refresher{Store: st, Keyring: ring, Guard: guard, Logger: log}
 	a.Webhooks = webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: cfg.WebhooksAllowHTTPLoopback,

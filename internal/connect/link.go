@@ -50,21 +50,24 @@ type Request struct {
 	AuthConfigs      []string
 	RedirectURL      string
 	ExpiresInMinutes *int
-	// ConnectionID and Scopes make an incremental link (not offered on
-	// POST /v1/connect-links): it reconnects that account of the user,
-	// asking for Scopes beyond those the account was granted. A session's
-	// missing_scopes refusal makes one.
+	// ConnectionID makes a link for one account of the user: the page
+	// reconnects it (docs/connect.md, "Reconnecting"). Scopes (not offered
+	// on POST /v1/connect-links) are those such a link asks for beyond the
+	// ones the account was granted: a session's missing_scopes refusal
+	// makes one (incremental authorization).
 	ConnectionID string
 	Scopes       []string
 }
 
 // Link is a created connect link. URL holds the token and is shown once.
 type Link struct {
-	ID          string    `json:"id"`
-	URL         string    `json:"url"`
-	UserID      string    `json:"userId"`
-	AuthConfigs []string  `json:"authConfigs"`
-	ExpiresAt   time.Time `json:"expiresAt"`
+	ID          string   `json:"id"`
+	URL         string   `json:"url"`
+	UserID      string   `json:"userId"`
+	AuthConfigs []string `json:"authConfigs"`
+	// ConnectionID is the account the link reconnects, if it names one.
+	ConnectionID string    `json:"connectionId,omitempty"`
+	ExpiresAt    time.Time `json:"expiresAt"`
 }
 
 // Create checks a request and stores a new single-use link.
@@ -110,11 +113,8 @@ func (s *Service) Create(ctx context.Context, t tenant.Tenant, r Request) (Link,
 				"is not on the project's allowed list; an admin can add it with 'switchboard admin project set --redirect-urls'")
 		}
 	}
-	if r.ConnectionID != "" {
-		conn, err := s.store.GetConnection(ctx, projectID, r.ConnectionID)
-		if err != nil || conn.Global || conn.UserID != r.UserID || (len(r.Connectors) > 0 && !slices.Contains(r.Connectors, conn.ConnectorID)) {
-			issues.Add(apierr.IssueInvalidValue, []any{"connectionId"}, "is not an account of this user among the link's connectors")
-		}
+	if r.ConnectionID != "" && r.UserID != "" {
+		s.checkConnection(ctx, projectID, &r, &issues)
 	}
 	if err := issues.Err(); err != nil {
 		return Link{}, err
@@ -132,9 +132,26 @@ func (s *Service) Create(ctx context.Context, t tenant.Tenant, r Request) (Link,
 	if err != nil {
 		return Link{}, err
 	}
-	out := Link{ID: l.ID, URL: s.webURL + "/connect/" + token, UserID: l.UserID, ExpiresAt: l.ExpiresAt}
+	out := Link{ID: l.ID, URL: s.webURL + "/connect/" + token, UserID: l.UserID, ExpiresAt: l.ExpiresAt, ConnectionID: l.ConnectionID}
 	if len(l.AuthConfigs) > 0 {
 		out.AuthConfigs = l.AuthConfigs
 	}
 	return out, nil
+}
+
+// checkConnection checks a link's account: one of the user's own accounts
+// (not a global one) of a connector the link offers. A link that names no
+// connectors offers that account's connector only.
+func (s *Service) checkConnection(ctx context.Context, projectID string, r *Request, issues *apierr.Issues) {
+	conn, err := s.store.GetConnection(ctx, projectID, r.ConnectionID)
+	if err != nil || conn.Global || conn.UserID != r.UserID {
+		issues.Add(apierr.IssueInvalidValue, []any{"connectionId"}, "is not an account of user %q in this project", r.UserID)
+		return
+	}
+	switch {
+	case len(r.Connectors) > 0 && !slices.Contains(r.Connectors, conn.ConnectorID):
+		issues.Add(apierr.IssueInvalidValue, []any{"connectionId"}, "is a %s account, which the link's connectors leave out", conn.ConnectorID)
+	case len(r.Connectors) == 0 && len(r.AuthConfigs) == 0:
+		r.Connectors = []string{conn.ConnectorID}
+	}
 }

@@ -53,6 +53,9 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 	if err != nil {
 		return fail(err)
 	}
+	if r.ConnectionID, err = linkAccount(l, r.ConnectionID); err != nil {
+		return fail(err)
+	}
 	if r.AuthConfigID == "" {
 		return fail(apierr.Validation(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"authConfigId"}, Message: "is required"}))
 	}

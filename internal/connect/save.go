@@ -53,6 +53,9 @@ func (p *Page) SaveAccount(ctx context.Context, token string, r AccountRequest) 
 	if err != nil {
 		return account.PublicView{}, false, err
 	}
+	if r.ConnectionID, err = linkAccount(l, r.ConnectionID); err != nil {
+		return account.PublicView{}, false, err
+	}
 	if r.AuthConfigID == "" {
 		return account.PublicView{}, false, apierr.Validation(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"authConfigId"}, Message: "is required"})
 	}
@@ -119,6 +122,9 @@ func fieldsError(err error) error {
 
 // label names an account with its provider identity, best effort.
 func (p *Page) label(ctx context.Context, t tenant.Tenant, conn store.Connection) {
+	if conn.Label != nil && *conn.Label != "" {
+		return // the credential check named it (account.Service.Create)
+	}
 	c, ok := t.Catalog.Connector(conn.ConnectorID)
 	if !ok || c.Identity == nil || c.Identity.Path == "" || p.Executor == nil {
 		return
@@ -153,4 +159,16 @@ func (p *Page) label(ctx context.Context, t tenant.Tenant, conn store.Connection
 	if v := catalog.SelectPath(res, c.Identity.Label); v != nil {
 		_ = p.Store.SetConnectionLabel(ctx, conn.ID, fmt.Sprint(v))
 	}
+}
+
+// linkAccount is the account a request reconnects: a link made for one
+// account reconnects only that one, whether or not the request names it.
+func linkAccount(l store.ConnectLink, requested string) (string, error) {
+	if l.ConnectionID == "" {
+		return requested, nil
+	}
+	if requested != "" && requested != l.ConnectionID {
+		return "", apierr.New(apierr.Forbidden, "this link reconnects another of your accounts")
+	}
+	return l.ConnectionID, nil
 }

@@ -3,7 +3,9 @@ package connect
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -43,8 +45,12 @@ type OfferedConfig struct {
 
 // OfferedConnector is a connector the link offers.
 type OfferedConnector struct {
-	ID          string          `json:"id"`
-	Name        string          `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Category groups the page's list of connectors (catalog categories).
+	Category string `json:"category,omitempty"`
+	// Logo is set for built-in connectors; the page draws a mark of the
+	// name's initials for the others.
 	Logo        string          `json:"logo,omitempty"`
 	AuthConfigs []OfferedConfig `json:"authConfigs"`
 }
@@ -65,10 +71,12 @@ type View struct {
 	Accounts    []account.PublicView `json:"accounts"`
 	SelfManage  bool                 `json:"selfManage"`
 	RedirectURL string               `json:"redirectUrl,omitempty"`
-	// Reconnect is the account the link was made to reconnect (a session's
-	// missing_scopes refusal); an OAuth sign-in that names no account or
-	// name reconnects it.
+	// Reconnect is the account the link reconnects (a link made for one
+	// account, or for a session's missing_scopes refusal); an OAuth sign-in
+	// that names no account or name reconnects it.
 	Reconnect *account.PublicView `json:"reconnect,omitempty"`
+	// ConnectionID is the account a link made for one account reconnects.
+	ConnectionID string `json:"connectionId,omitempty"`
 }
 
 // offered lists what a link offers: its connectors (or every connector the
@@ -103,7 +111,7 @@ func (p *Page) offered(ctx context.Context, t tenant.Tenant, l store.ConnectLink
 	byID := map[string]store.AuthConfig{}
 	var out []OfferedConnector
 	for _, c := range connectors {
-		oc := OfferedConnector{ID: c.ID, Name: c.Name}
+		oc := OfferedConnector{ID: c.ID, Name: c.Name, Category: c.Category}
 		if c.Builtin() { // a project's own connectors have no logo file
 			oc.Logo = p.AssetsURL + "/logos/" + c.ID
 		}
@@ -133,7 +141,7 @@ func (p *Page) offered(ctx context.Context, t tenant.Tenant, l store.ConnectLink
 					continue // no client configured: not offerable
 				}
 				byID[ac.ID] = ac
-				oc.AuthConfigs = append(oc.AuthConfigs, OfferedConfig{ID: ac.ID, Key: ac.Key, Type: m.Type, Name: m.Name, Fields: fieldsOf(c, m)})
+				oc.AuthConfigs = append(oc.AuthConfigs, OfferedConfig{ID: ac.ID, Key: ac.Key, Type: m.Type, Name: methodName(m), Fields: fieldsOf(c, m)})
 			}
 		}
 		if len(oc.AuthConfigs) > 0 {
@@ -152,7 +160,7 @@ func fieldsOf(c *catalog.Connector, m *catalog.AuthMethod) []Field {
 	var out []Field
 	switch m.Type {
 	case catalog.AuthAPIKey:
-		out = append(out, Field{Name: "apiKey", Label: m.Name, Secret: true})
+		out = append(out, Field{Name: "apiKey", Label: methodName(m), Secret: true})
 	case catalog.AuthBasic:
 		u, pw := "Username", "Password"
 		if m.Basic != nil {
@@ -214,8 +222,8 @@ func (p *Page) Get(ctx context.Context, token string) (View, error) {
 	if err != nil {
 		return View{}, err
 	}
-	v := View{Status: state, ExpiresAt: l.ExpiresAt, SelfManage: settings.SelfManage, RedirectURL: l.RedirectURL,
-		Branding: Branding{Name: proj.Name, Accent: "#4f46e5"}, Connectors: []OfferedConnector{}, Accounts: []account.PublicView{}}
+	v := View{Status: state, ExpiresAt: l.ExpiresAt, SelfManage: settings.SelfManage, RedirectURL: l.RedirectURL, ConnectionID: l.ConnectionID,
+		Branding: Branding{Name: displayName(proj.Name), Accent: "#4f46e5"}, Connectors: []OfferedConnector{}, Accounts: []account.PublicView{}}
 	if settings.Name != "" {
 		v.Branding.Name = settings.Name
 	}
@@ -240,4 +248,63 @@ func (p *Page) Get(ctx context.Context, token string) (View, error) {
 		}
 	}
 	return v, nil
+}
+
+// bootstrapProjectName is the name serve gives the project it creates on a
+// first run: a handle, not a name to show an end user.
+const bootstrapProjectName = "default"
+
+// displayName is the project name the page shows when the project set no
+// Connect name: none for the bootstrap project ("Connect your accounts",
+// not "… to default").
+func displayName(projectName string) string {
+	if projectName == bootstrapProjectName {
+		return ""
+	}
+	return projectName
+}
+
+// methodName is the name the page shows for an auth method. An imported
+// API's methods are named by their security scheme ("apiKeyAuth",
+// "basic_auth"), which means nothing to an end user: such names give way
+// to a name for the method's type.
+func methodName(m *catalog.AuthMethod) string {
+	if readable(m.Name) {
+		return m.Name
+	}
+	switch m.Type {
+	case catalog.AuthAPIKey:
+		return "API key"
+	case catalog.AuthBasic:
+		return "Username and password"
+	case catalog.AuthOAuth2:
+		return "Sign in"
+	case catalog.AuthOAuth2ClientCredentials:
+		return "Client ID and secret"
+	case catalog.AuthAWSIAM:
+		return "AWS access key"
+	}
+	return "Credentials"
+}
+
+// readable reports whether a name reads as words: it has a space, or is
+// one capitalised word ("Token"), not an identifier ("apiKeyAuth",
+// "api_key").
+func readable(name string) bool {
+	if name == "" || strings.ContainsAny(name, "_") {
+		return false
+	}
+	if strings.Contains(name, " ") {
+		return true
+	}
+	r := []rune(name)
+	if !unicode.IsUpper(r[0]) {
+		return false
+	}
+	for _, c := range r[1:] {
+		if unicode.IsUpper(c) {
+			return name == strings.ToUpper(name) // an acronym ("PAT") reads
+		}
+	}
+	return true
 }

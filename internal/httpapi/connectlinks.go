@@ -14,6 +14,7 @@ func (s *Server) handleConnectLinkCreate(w http.ResponseWriter, r *http.Request)
 		AuthConfigs      []string `json:"authConfigs"`
 		RedirectURL      string   `json:"redirectUrl"`
 		ExpiresInMinutes *int     `json:"expiresInMinutes"`
+		ConnectionID     string   `json:"connectionId"`
 	}
 	issues := s.decodeBody(w, r, &body)
 	if err := issues.Err(); err != nil {
@@ -22,6 +23,7 @@ func (s *Server) handleConnectLinkCreate(w http.ResponseWriter, r *http.Request)
 	link, err := s.links.Create(r.Context(), tenantOf(r), connect.Request{
 		UserID: body.UserID, Connectors: body.Connectors, AuthConfigs: body.AuthConfigs,
 		RedirectURL: body.RedirectURL, ExpiresInMinutes: body.ExpiresInMinutes,
+		ConnectionID: body.ConnectionID,
 	})
 	if err != nil {
 		return err

@@ -70,6 +70,17 @@ func newOAuthFake(t *testing.T) *oauthFake {
 			}
 			_, _ = io.WriteString(w, `{"user":{"login":"octo"}}`)
 		case "/zeta/me":
+			// Two keys stand for a refused key and a provider that is down
+			// (TestConnections_KeyCheckedWhenStored); any other key works.
+			switch r.Header.Get("X-Zeta-Key") {
+			case "zeta-wrong":
+				w.WriteHeader(401)
+				_, _ = io.WriteString(w, `{"message":"Bad credentials"}`)
+				return
+			case "zeta-down":
+				w.WriteHeader(503)
+				return
+			}
 			f.mu.Lock()
 			f.identityCalls++
 			f.mu.Unlock()

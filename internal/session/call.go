@@ -369,7 +369,7 @@ func (s *Service) search(ctx context.Context, tn tenant.Tenant, ss *Session, sc 
 		for i := 0; i < len(hits) && i < 5; i++ {
 			t := hits[i].Tool
 			r.Actions = append(r.Actions, action{ID: t.ID, Name: t.Name, Description: t.Description, Connector: t.Connector().ID,
-				Effect: t.Effect, Connection: statusOf(accts[t.Connector().ID]), InputSchema: s.cache.schema(t)})
+				Effect: t.Effect, Connection: ss.statusOf(t.Connector().ID, accts[t.Connector().ID]), InputSchema: s.cache.schema(t)})
 		}
 		out = append(out, r)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
@@ -296,15 +297,49 @@ func (s *Service) accountsOf(ctx context.Context, tn tenant.Tenant, ss *Session)
 	return out, nil
 }
 
-func statusOf(accts []AccountView) string {
-	status := Missing
-	for _, a := range accts {
+// statusOf is the status of the account a call of the session would run
+// with, as account.Resolve picks it (docs/connections.md): the session's
+// accounts entry for the connector, else the user's default, else the single
+// global account when the session allows them. So a broken default is
+// reauth_required even when another of the user's accounts works, as
+// execute would refuse it.
+func (ss *Session) statusOf(connector string, accts []AccountView) string {
+	status := func(a AccountView) string {
 		if a.Status == store.StatusActive {
 			return Connected
 		}
-		status = ReauthRequired
+		return ReauthRequired
 	}
-	return status
+	if ref := ss.Spec.Accounts[connector]; ref != "" {
+		for _, a := range accts {
+			if a.ID == ref || a.Name == ref || (a.Label != "" && strings.EqualFold(a.Label, ref)) {
+				return status(a)
+			}
+		}
+		return Missing
+	}
+	var globals []AccountView
+	for _, a := range accts {
+		if a.Global {
+			globals = append(globals, a)
+		} else if a.IsDefault {
+			return status(a)
+		}
+	}
+	switch len(globals) {
+	case 0:
+		return Missing
+	case 1:
+		return status(globals[0])
+	}
+	// Several global accounts: a call must name one, so the connector is
+	// connected when any of them works.
+	for _, a := range globals {
+		if a.Status == store.StatusActive {
+			return Connected
+		}
+	}
+	return ReauthRequired
 }
 
 // View returns the session with connection states derived now.
@@ -326,7 +361,7 @@ func (s *Service) View(ctx context.Context, tn tenant.Tenant, ss *Session, sc *S
 		MCPURL: s.baseURL + "/v1/sessions/" + ss.ID + "/mcp", Connectors: []ConnectorView{},
 	}
 	for _, c := range sc.Connectors {
-		cv := ConnectorView{ID: c.ID, Name: c.Name, Actions: counts[c.ID], Connection: StatusView{Status: statusOf(accts[c.ID])}}
+		cv := ConnectorView{ID: c.ID, Name: c.Name, Actions: counts[c.ID], Connection: StatusView{Status: ss.statusOf(c.ID, accts[c.ID])}}
 		if len(accts[c.ID]) > 1 {
 			cv.Accounts = accts[c.ID]
 		}

@@ -97,10 +97,10 @@ type ConnectLink struct {
 	Connectors  []string
 	AuthConfigs []string
 	RedirectURL string
-	// ConnectionID names the account the link reconnects, and Scopes the
-	// scopes it asks for beyond those the account was granted: a session's
-	// missing_scopes refusal makes such a link (incremental authorization,
-	// docs/connect.md).
+	// ConnectionID, when set, names the one account of the user the link
+	// reconnects (a link made for it, or a session's missing_scopes
+	// refusal); Scopes are those it asks for beyond the ones the account
+	// was granted (incremental authorization, docs/connect.md).
 	ConnectionID string
 	Scopes       []string
 	ExpiresAt    time.Time
