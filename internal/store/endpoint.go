@@ -62,7 +62,7 @@ func (s *Store) CreateEndpoint(ctx context.Context, e Endpoint) (Endpoint, error
 // On PostgreSQL, while the change listener is subscribed (WatchKeys), an
 // endpoint read once is answered from an in-process cache that the
 // notification of any update or delete clears (recordcache.go, migration
-// 0015). Otherwise, and always on SQLite, it is one indexed read.
+// 0016). Otherwise, and always on SQLite, it is one indexed read.
 func (s *Store) EndpointBySlug(ctx context.Context, slug string) (Endpoint, error) {
 	live := s.keys.live.Load()
 	if live {

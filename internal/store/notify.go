@@ -15,7 +15,7 @@ import (
 
 // keyChannel is the channel on which migration 0014's triggers announce
 // changes to API keys ("k:" and the key's SHA-256) and to projects'
-// versions ("p:" and the project id), and 0015's changes to sessions ("s:"
+// versions ("p:" and the project id), and 0016's changes to sessions ("s:"
 // and the id) and endpoints ("e:" and the slug); listeners send probes
 // ("x:" and an id) on it too.
 const keyChannel = "switchboard_keys"

@@ -17,7 +17,7 @@ type cachedSession struct {
 
 // The session and endpoint caches live in keyCache beside the API keys:
 // the same listener clears them ("s:" and "e:" notifications, migration
-// 0015), they are trusted only while it is subscribed, flushed with it,
+// 0016), they are trusted only while it is subscribed, flushed with it,
 // and guarded by the same generation counter, so a read that raced a
 // change cannot store what the change made stale. Only what exists is
 // stored (a live session, an existing endpoint): an unknown id or slug is

@@ -44,7 +44,7 @@ func (s *Store) CreateSession(ctx context.Context, ss Session) (Session, error) 
 // On PostgreSQL, while the change listener is subscribed (WatchKeys), a
 // session read once is answered from an in-process cache that the
 // notification of any update or delete clears (recordcache.go, migration
-// 0015); a cached session is refused at its expiry without a query.
+// 0016); a cached session is refused at its expiry without a query.
 // Otherwise, and always on SQLite, it is one indexed read.
 func (s *Store) GetSession(ctx context.Context, projectID, id string) (Session, error) {
 	live := s.keys.live.Load()
