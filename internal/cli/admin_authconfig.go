@@ -53,7 +53,7 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 	methodID := a.fs.String("method", "", "auth method id, when the connector has several of the type")
 	clientID := a.fs.String("client-id", "", "OAuth client id")
 	clientSecret := a.fs.String("client-secret", "", `OAuth client secret, or "-" to read it from standard input`)
-	scopes := a.fs.String("scopes", "", "scopes to request, space- or comma-separated (default: the connector's)")
+	scopes := a.fs.String("scopes", "", "scopes to request, space- or comma-separated (default: those the project's switched-on tools need, plus the method's base scopes)")
 	key := a.fs.String("key", "", "key that names the config in this project (default <connector>_<method>)")
 	hostList := a.fs.String("hosts", "", "hosts the OAuth client may be used with when the connector's OAuth URLs take a user-typed host "+
 		"(gitlab.example.com, *.example.com, host:port), comma-separated; they replace the connector's allowed hosts")
@@ -111,10 +111,10 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 	if needsClient && (*clientID == "" || *clientSecret == "") {
 		return usagef("an oauth2 auth config needs --client-id and --client-secret")
 	}
+	// Without --scopes the config stores none: each sign-in then asks for
+	// what the project's switched-on tools need (account.RequestedScopes),
+	// so a tool switch changes the next sign-in's request.
 	scopeList := strings.Fields(strings.ReplaceAll(*scopes, ",", " "))
-	if len(scopeList) == 0 && method.OAuth2 != nil {
-		scopeList = method.OAuth2.Scopes
-	}
 	if *key == "" {
 		*key = con.ID + "_" + method.ID
 	}

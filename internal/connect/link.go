@@ -50,6 +50,12 @@ type Request struct {
 	AuthConfigs      []string
 	RedirectURL      string
 	ExpiresInMinutes *int
+	// ConnectionID and Scopes make an incremental link (not offered on
+	// POST /v1/connect-links): it reconnects that account of the user,
+	// asking for Scopes beyond those the account was granted. A session's
+	// missing_scopes refusal makes one.
+	ConnectionID string
+	Scopes       []string
 }
 
 // Link is a created connect link. URL holds the token and is shown once.
@@ -104,6 +110,12 @@ func (s *Service) Create(ctx context.Context, t tenant.Tenant, r Request) (Link,
 				"is not on the project's allowed list; an admin can add it with 'switchboard admin project set --redirect-urls'")
 		}
 	}
+	if r.ConnectionID != "" {
+		conn, err := s.store.GetConnection(ctx, projectID, r.ConnectionID)
+		if err != nil || conn.Global || conn.UserID != r.UserID || (len(r.Connectors) > 0 && !slices.Contains(r.Connectors, conn.ConnectorID)) {
+			issues.Add(apierr.IssueInvalidValue, []any{"connectionId"}, "is not an account of this user among the link's connectors")
+		}
+	}
 	if err := issues.Err(); err != nil {
 		return Link{}, err
 	}
@@ -115,6 +127,7 @@ func (s *Service) Create(ctx context.Context, t tenant.Tenant, r Request) (Link,
 	l, err := s.store.CreateConnectLink(ctx, store.ConnectLink{
 		ProjectID: projectID, UserID: r.UserID, TokenHash: apikey.Hash(token), Connectors: r.Connectors,
 		AuthConfigs: r.AuthConfigs, RedirectURL: r.RedirectURL, ExpiresAt: s.now().Add(time.Duration(minutes) * time.Minute),
+		ConnectionID: r.ConnectionID, Scopes: r.Scopes,
 	})
 	if err != nil {
 		return Link{}, err

@@ -67,6 +67,7 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 	if ac.ClientID == "" {
 		return fail(apierr.New(apierr.ConnectorUnavailable, "%s has no OAuth client configured in this project", c.ID))
 	}
+	r.ConnectionID = p.reconnectTarget(ctx, l, ac, r)
 	if r.ConnectionID != "" {
 		if _, err := p.ownAccount(ctx, l, r.ConnectionID, c.ID); err != nil {
 			return fail(err)
@@ -100,10 +101,14 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 	if err != nil {
 		return fail(err)
 	}
+	scopes, opts, err := p.signInScopes(ctx, t, l, c, m, ac, r.ConnectionID)
+	if err != nil {
+		return fail(err)
+	}
 	st := store.OAuthState{ID: store.NewID(), StateHash: apikey.Hash(state), LinkID: l.ID, AuthConfigID: ac.ID,
-		ConnectionID: r.ConnectionID, Name: r.Name, ExpiresAt: p.Now().Add(stateTTL), Fields: fields, BrowserHash: browserHash}
-	conf := p.oauthConfig(ac, m, endpoint, "")
-	var opts []oauth2.AuthCodeOption
+		ConnectionID: r.ConnectionID, Name: r.Name, ExpiresAt: p.Now().Add(stateTTL), Fields: fields, BrowserHash: browserHash,
+		Scopes: scopes}
+	conf := p.oauthConfig(ac, m, endpoint, "", scopes)
 	for k, v := range m.OAuth2.AuthorizeParams {
 		opts = append(opts, oauth2.SetAuthURLParam(k, v))
 	}
@@ -129,12 +134,9 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 }
 
 // oauthConfig is the client of an auth config; endpoint holds the
-// method's URLs filled for the account (oauthEndpoint).
-func (p *Page) oauthConfig(ac store.AuthConfig, m *catalog.AuthMethod, endpoint oauth2.Endpoint, clientSecret string) *oauth2.Config {
-	scopes := ac.Scopes
-	if len(scopes) == 0 {
-		scopes = m.OAuth2.Scopes
-	}
+// method's URLs filled for the account (oauthEndpoint), scopes what the
+// sign-in asks for (signInScopes).
+func (p *Page) oauthConfig(ac store.AuthConfig, m *catalog.AuthMethod, endpoint oauth2.Endpoint, clientSecret string, scopes []string) *oauth2.Config {
 	endpoint.AuthStyle = oauth2.AuthStyleInHeader
 	if m.OAuth2.TokenAuthStyle == "body" {
 		endpoint.AuthStyle = oauth2.AuthStyleInParams
@@ -239,7 +241,7 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 		opts = append(opts, oauth2.VerifierOption(string(v)))
 	}
 	octx := context.WithValue(ctx, oauth2.HTTPClient, p.Guard.Connector(c.ID).Client())
-	tok, err := p.oauthConfig(ac, m, endpoint, clientSecret).Exchange(octx, q.Get("code"), opts...)
+	tok, err := p.oauthConfig(ac, m, endpoint, clientSecret, st.Scopes).Exchange(octx, q.Get("code"), opts...)
 	if err != nil {
 		p.Logger.WarnContext(ctx, "OAuth code exchange failed", "connector", c.ID)
 		return redirect(fail("The provider refused the sign-in. Start again from your connect link."))
@@ -266,6 +268,12 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 		return redirect(fail(err.Error()))
 	}
 	cred := map[string]any{"type": "oauth2", "accessToken": tok.AccessToken}
+	// What the provider granted, which may be less than what was asked
+	// for: a tool needing a scope the user declined is refused before any
+	// provider call (execute.MissingScopesError).
+	if granted := grantedScopes(tok, st.Scopes); len(granted) > 0 {
+		cred["scopes"] = granted
+	}
 	if tok.RefreshToken != "" {
 		cred["refreshToken"] = tok.RefreshToken
 	}

@@ -65,6 +65,10 @@ type View struct {
 	Accounts    []account.PublicView `json:"accounts"`
 	SelfManage  bool                 `json:"selfManage"`
 	RedirectURL string               `json:"redirectUrl,omitempty"`
+	// Reconnect is the account the link was made to reconnect (a session's
+	// missing_scopes refusal); an OAuth sign-in that names no account or
+	// name reconnects it.
+	Reconnect *account.PublicView `json:"reconnect,omitempty"`
 }
 
 // offered lists what a link offers: its connectors (or every connector the
@@ -229,6 +233,11 @@ func (p *Page) Get(ctx context.Context, token string) (View, error) {
 	}
 	if v.Accounts, err = p.accounts(ctx, l); err != nil {
 		return View{}, err
+	}
+	for i := range v.Accounts {
+		if l.ConnectionID != "" && v.Accounts[i].ID == l.ConnectionID {
+			v.Reconnect = &v.Accounts[i]
+		}
 	}
 	return v, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -164,9 +165,9 @@ func (e *Executor) refreshToken(ctx context.Context, conn store.Connection, cred
 			return c, cur, force || needsRefresh(cur, e.now()), nil
 		}
 		for {
-			_, cur, need, err := current()
+			c, cur, need, err := current()
 			if err != nil || !need {
-				return cur, err
+				return refreshed{cur, c.Scopes}, err
 			}
 			if e.beforeLease != nil {
 				e.beforeLease()
@@ -182,9 +183,10 @@ func (e *Executor) refreshToken(ctx context.Context, conn store.Connection, cred
 				// between the read above and this lease.
 				c, cur, need, err := current()
 				if err != nil || !need {
-					return cur, err
+					return refreshed{cur, c.Scopes}, err
 				}
-				return e.doRefresh(ctx, c, cur, m)
+				cred, scopes, err := e.doRefresh(ctx, c, cur, m)
+				return refreshed{cred, scopes}, err
 			}
 			if e.now().After(deadline) {
 				return nil, apierr.New(apierr.UpstreamError, "the token of connection %s is being refreshed elsewhere; try again", conn.ID)
@@ -199,9 +201,17 @@ func (e *Executor) refreshToken(ctx context.Context, conn store.Connection, cred
 	if err != nil {
 		return cred, err
 	}
-	fresh := v.(account.Credential)
-	e.fresh.put(conn, fresh)
-	return fresh, nil
+	fresh := v.(refreshed)
+	e.fresh.put(conn, fresh.cred)
+	e.granted.put(conn, fresh.scopes)
+	return fresh.cred, nil
+}
+
+// refreshed is what a refresh leaves: the credential and the scopes the
+// account is granted.
+type refreshed struct {
+	cred   account.Credential
+	scopes []string
 }
 
 func reauth(conn store.Connection) error {
@@ -209,29 +219,70 @@ func reauth(conn store.Connection) error {
 }
 
 // doRefresh calls the token endpoint with the account's refresh token and
-// stores the new tokens (and a rotated refresh token).
-func (e *Executor) doRefresh(ctx context.Context, conn store.Connection, cred account.Credential, m *catalog.AuthMethod) (account.Credential, error) {
+// stores the new tokens (and a rotated refresh token), and the granted
+// scopes when the answer names them. It returns the scopes the account
+// is granted after the refresh.
+func (e *Executor) doRefresh(ctx context.Context, conn store.Connection, cred account.Credential, m *catalog.AuthMethod) (account.Credential, []string, error) {
+	cred, granted, err := e.refreshCredential(ctx, conn, cred, m)
+	if err != nil {
+		return cred, conn.Scopes, err
+	}
+	return cred, e.storeGranted(ctx, conn, granted), nil
+}
+
+// storeGranted stores the scopes a token response granted when they
+// differ from the account's (a refresh may narrow them, RFC 6749 section
+// 6), and returns the account's scopes; nil granted (no scope field)
+// keeps them.
+func (e *Executor) storeGranted(ctx context.Context, conn store.Connection, granted []string) []string {
+	if granted == nil || sameScopes(granted, conn.Scopes) {
+		return conn.Scopes
+	}
+	if _, err := e.store.UpdateGrantedScopes(ctx, conn.ID, conn.Revision, granted); err != nil {
+		// The token is good; the next refresh stores the scopes again.
+		e.log.WarnContext(ctx, "could not store the scopes a token response granted", "connection_id", conn.ID, "error", err.Error())
+	}
+	return granted
+}
+
+// sameScopes reports whether two scope lists hold the same scopes, in any
+// order.
+func sameScopes(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// refreshCredential sends the refresh request and stores the new tokens;
+// it returns the scopes the answer granted, nil when it names none.
+func (e *Executor) refreshCredential(ctx context.Context, conn store.Connection, cred account.Credential, m *catalog.AuthMethod) (account.Credential, []string, error) {
 	if m.OAuth2 == nil || cred.RefreshToken == "" {
-		return cred, reauth(conn)
+		return cred, nil, reauth(conn)
 	}
 	ac, err := e.store.GetAuthConfig(ctx, conn.ProjectID, conn.AuthConfigID)
 	if err != nil {
-		return cred, err
+		return cred, nil, err
 	}
 	if ac.ClientID == "" {
-		return cred, apierr.New(apierr.ConnectorUnavailable,
+		return cred, nil, apierr.New(apierr.ConnectorUnavailable,
 			"connection %s needs its OAuth token refreshed, but auth config %s has no OAuth client; an admin can add one with 'switchboard admin authconfig create'", conn.ID, ac.Key)
 	}
 	clientSecret, err := e.accounts.ClientSecret(ac)
 	if err != nil {
-		return cred, err
+		return cred, nil, err
 	}
 	// The project's client secret goes to the token URL: a host filled from
 	// the account's fields must be one the auth config's client may be used
 	// with, as at the Connect page's code exchange.
 	tokenURL, err := catalog.OAuthURL(m.OAuth2.TokenURL, cred.Connection, account.OAuthHosts(ac, m))
 	if err != nil {
-		return cred, refreshURLError(conn, ac, m, err)
+		return cred, nil, refreshURLError(conn, ac, m, err)
 	}
 	conf := &oauth2.Config{ClientID: ac.ClientID, ClientSecret: clientSecret, Endpoint: oauth2.Endpoint{
 		TokenURL: tokenURL, AuthStyle: authStyle(m.OAuth2.TokenAuthStyle)}}
@@ -243,17 +294,17 @@ func (e *Executor) doRefresh(ctx context.Context, conn store.Connection, cred ac
 			if serr := e.store.SetConnectionStatus(ctx, conn.ID, conn.Revision, store.StatusReauthRequired); serr != nil {
 				e.log.ErrorContext(ctx, "could not mark connection for reauthorization", "connection_id", conn.ID, "error", serr.Error())
 			}
-			return cred, reauth(conn)
+			return cred, nil, reauth(conn)
 		}
 		if !errors.As(err, &re) {
 			// No answer at all: say why (certificate, DNS, refused, timeout).
-			return cred, e.unreachable(ctx, err, "token endpoint", "the token endpoint of "+conn.ConnectorID, conn.ConnectorID, hostOf(tokenURL))
+			return cred, nil, e.unreachable(ctx, err, "token endpoint", "the token endpoint of "+conn.ConnectorID, conn.ConnectorID, hostOf(tokenURL))
 		}
 		status := 0
 		if re.Response != nil {
 			status = re.Response.StatusCode
 		}
-		return cred, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{Status: status},
+		return cred, nil, &apierr.Error{Code: apierr.UpstreamError, Upstream: &apierr.Upstream{Status: status},
 			Message: "the provider's token endpoint failed while refreshing connection " + conn.ID + "; try again"}
 	}
 	cred.AccessToken = tok.AccessToken
@@ -266,14 +317,17 @@ func (e *Executor) doRefresh(ctx context.Context, conn store.Connection, cred ac
 	}
 	sealed, err := e.accounts.Seal(conn.ID, cred)
 	if err != nil {
-		return cred, err
+		return cred, nil, err
 	}
 	if ok, err := e.store.UpdateRefreshedCredential(ctx, conn.ID, conn.Revision, sealed); err != nil {
-		return cred, err
+		return cred, nil, err
 	} else if !ok {
 		e.log.InfoContext(ctx, "connection was rotated during a token refresh; the refreshed token is used once and not stored", "connection_id", conn.ID)
 	}
-	return cred, nil
+	// A refresh answer without a scope field keeps the granted scopes
+	// (RFC 6749, section 6); with one, it may have narrowed them.
+	granted, _ := account.GrantedScopes(tok.Extra("scope"))
+	return cred, granted, nil
 }
 
 func authStyle(s string) oauth2.AuthStyle {
@@ -350,6 +404,11 @@ func (e *Executor) clientCredentialsToken(ctx context.Context, conn store.Connec
 			return nil, apierr.New(apierr.UpstreamError, "the provider's token endpoint failed for connection %s; try again", conn.ID)
 		}
 		e.tokens.put(key, tok)
+		// The provider may grant fewer scopes than the account asks for;
+		// the scope check then refuses what they do not cover.
+		if granted, ok := account.GrantedScopes(tok.Extra("scope")); ok {
+			e.granted.put(conn, e.storeGranted(ctx, conn, granted))
+		}
 		return tok.AccessToken, nil
 	})
 	if err != nil {

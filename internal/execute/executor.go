@@ -57,6 +57,7 @@ type Executor struct {
 	refresh  singleflight.Group
 	tokens   tokenCache
 	fresh    freshCredentials
+	granted  grantedScopes
 	used     *usage
 	handlers map[string]Handler
 	mcp      mcpSessions
@@ -75,7 +76,7 @@ func New(o Options) *Executor {
 	e := &Executor{
 		store: o.Store, accounts: o.Accounts, guard: o.Guard, keyring: o.Keyring, log: o.Logger, now: o.Now,
 		owner: hex.EncodeToString(b[:]), handlers: builtinHandlers(),
-		tokens: newTokenCache(), fresh: newFreshCredentials(),
+		tokens: newTokenCache(), fresh: newFreshCredentials(), granted: newGrantedScopes(),
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -276,6 +277,11 @@ func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog
 		return conn, cred, nil, err
 	}
 	fieldDefaults(con, &cred)
+	// A refresh or a client credentials token may have narrowed the
+	// granted scopes without touching the resolution cache.
+	if cred.Type == catalog.AuthOAuth2 || cred.Type == catalog.AuthOAuth2ClientCredentials {
+		conn.Scopes = e.granted.of(conn)
+	}
 	// An auth method may serve its accounts on a base URL of its own
 	// (Atlassian OAuth apps call api.atlassian.com with a cloud id).
 	tmpl := con.API.BaseURL

@@ -411,7 +411,7 @@ func TestGitHubApp_RefusedJWTAndBadCredential(t *testing.T) {
 func TestZoomServerToServer_AccountCredentialsGrant(t *testing.T) {
 	t.Parallel()
 	e, g := newGrantEnv(t, "/oauth/token", func(w http.ResponseWriter, r grantReq) {
-		_, _ = io.WriteString(w, `{"access_token":"zoom-s2s","token_type":"bearer","expires_in":3599,"scope":"meeting:read:list_meetings:admin","api_url":"https://api.zoom.us"}`)
+		_, _ = io.WriteString(w, `{"access_token":"zoom-s2s","token_type":"bearer","expires_in":3599,"scope":"meeting:read:list_meetings:admin user:read:list_users:admin","api_url":"https://api.zoom.us"}`)
 	})
 	if _, err := e.connectAs("zoom", map[string]any{"type": "oauth2_client_credentials", "clientId": "zc-id", "clientSecret": "zc-secret", "accountId": "AbCdEfGhIj_123"}); err != nil {
 		t.Fatal(err)

@@ -83,3 +83,33 @@ func (f freshCredentials) newer(conn store.Connection, cred account.Credential) 
 func (f freshCredentials) put(conn store.Connection, cred account.Credential) {
 	f.creds.Put(conn.ID, freshCredential{revision: conn.Revision, cred: cred})
 }
+
+// grantedScopes keeps the scopes a token refresh or a client credentials
+// token reported for an account, per revision. Storing them does not move
+// the connections version (resolution never decides on scopes), so a
+// resolved account may carry the scopes from before; the scope check uses
+// these instead. A rotation moves the revision and its scopes win.
+type grantedScopes struct {
+	scopes *lru.Cache[string, revisionScopes]
+}
+
+type revisionScopes struct {
+	revision int64
+	scopes   []string
+}
+
+func newGrantedScopes() grantedScopes {
+	return grantedScopes{scopes: lru.New[string, revisionScopes](maxCachedTokens)}
+}
+
+// of returns the scopes conn was last seen granted in this process.
+func (g grantedScopes) of(conn store.Connection) []string {
+	if s, ok := g.scopes.Get(conn.ID); ok && s.revision == conn.Revision {
+		return s.scopes
+	}
+	return conn.Scopes
+}
+
+func (g grantedScopes) put(conn store.Connection, scopes []string) {
+	g.scopes.Put(conn.ID, revisionScopes{revision: conn.Revision, scopes: scopes})
+}

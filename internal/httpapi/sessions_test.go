@@ -256,14 +256,19 @@ func TestSession_ReadOnlyProxySendsOnlyGET(t *testing.T) {
 	var mu sync.Mutex
 	var methods []string
 	provider := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		methods = append(methods, r.Method)
-		mu.Unlock()
+		// Only this test's calls carry its key: a loopback port freed by
+		// another test's server can be reused by this one while a client
+		// of that test still sends to it.
+		if r.Header.Get("Authorization") == "Bearer read-only-test-key" {
+			mu.Lock()
+			methods = append(methods, r.Method+" "+r.URL.Path)
+			mu.Unlock()
+		}
 		fakeDelta(w, r)
 	}))
 	t.Cleanup(provider.Close)
 	f := setupWith(t, storeOpen, testCatalogFS, provider)
-	if st, _, raw := f.json("POST", "/v1/connections", fmt.Sprintf(`{"connectorId":"delta","userId":"u1","credential":{"type":"api_key","apiKey":"k","host":%q}}`, f.providerHost)); st != 200 {
+	if st, _, raw := f.json("POST", "/v1/connections", fmt.Sprintf(`{"connectorId":"delta","userId":"u1","credential":{"type":"api_key","apiKey":"read-only-test-key","host":%q}}`, f.providerHost)); st != 200 {
 		t.Fatal(raw)
 	}
 	_, m, _ := f.json("POST", "/v1/sessions", `{"userId":"u1","connectors":["delta"],"policy":{"readOnly":true,"allowProxy":true}}`)

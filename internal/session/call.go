@@ -245,7 +245,14 @@ func (s *Service) outcome(ctx context.Context, tn tenant.Tenant, ss *Session, co
 	}
 	var scopes *execute.MissingScopesError
 	if errors.As(err, &scopes) {
-		o, lerr := s.connectLink(ctx, tn, ss, connector, "missing_scopes")
+		// The link reconnects the account that lacks the scopes, asking for
+		// them beside those it was granted (incremental authorization);
+		// a global account is not the user's to reconnect.
+		req := connect.Request{UserID: ss.Spec.UserID, Connectors: []string{connector}}
+		if c, gerr := s.store.GetConnection(ctx, ss.ProjectID, scopes.ConnectionID); gerr == nil && !c.Global {
+			req.ConnectionID, req.Scopes = c.ID, scopes.Missing
+		}
+		o, lerr := s.refusalLink(ctx, tn, req, "missing_scopes")
 		if lerr != nil {
 			return Outcome{}, lerr
 		}
@@ -298,7 +305,13 @@ func (s *Service) outcome(ctx context.Context, tn tenant.Tenant, ss *Session, co
 // connectLink answers with a fresh connect link for the user and connector,
 // as a refusal (code) or, for the connect meta tool, as a result.
 func (s *Service) connectLink(ctx context.Context, tn tenant.Tenant, ss *Session, connector, code string) (Outcome, error) {
-	link, err := s.links.Create(ctx, tn, connect.Request{UserID: ss.Spec.UserID, Connectors: []string{connector}})
+	return s.refusalLink(ctx, tn, connect.Request{UserID: ss.Spec.UserID, Connectors: []string{connector}}, code)
+}
+
+// refusalLink is connectLink for a link request of its own.
+func (s *Service) refusalLink(ctx context.Context, tn tenant.Tenant, req connect.Request, code string) (Outcome, error) {
+	connector := req.Connectors[0]
+	link, err := s.links.Create(ctx, tn, req)
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -316,6 +316,21 @@ func (s *Store) UpdateRefreshedCredential(ctx context.Context, id string, revisi
 	return n == 1, nil
 }
 
+// UpdateGrantedScopes replaces the scopes an account was granted when it
+// still has revision, as a token refresh or a client credentials token
+// reports them. Like the refreshed credential, it does not move the
+// connections version: resolution never decides on scopes.
+func (s *Store) UpdateGrantedScopes(ctx context.Context, id string, revision int64, scopes []string) (bool, error) {
+	res, err := s.write.ExecContext(ctx,
+		`UPDATE connections SET scopes = $1, updated_at = $2 WHERE id = $3 AND revision = $4`,
+		strings.Join(scopes, " "), millis(s.now()), id, revision)
+	if err != nil {
+		return false, fmt.Errorf("store: update granted scopes: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
 // SetConnectionStatus moves an account to status when it still has revision.
 func (s *Store) SetConnectionStatus(ctx context.Context, id string, revision int64, status string) error {
 	var projectID string

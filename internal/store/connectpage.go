@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -98,6 +99,9 @@ type OAuthState struct {
 	// BrowserHash is the hash of the nonce in the cookie of the browser
 	// that started the authorization.
 	BrowserHash string
+	// Scopes are the scopes the authorize URL asked for; a token response
+	// that names none grants these.
+	Scopes []string
 }
 
 // CreateOAuthState stores a pending authorization; st.ID must be set.
@@ -111,10 +115,10 @@ func (s *Store) CreateOAuthState(ctx context.Context, st OAuthState) error {
 		fields = string(b)
 	}
 	_, err := s.write.ExecContext(ctx,
-		`INSERT INTO oauth_states (id, state_hash, link_id, auth_config_id, connection_id, name, verifier, expires_at, created_at, fields, browser_hash)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		`INSERT INTO oauth_states (id, state_hash, link_id, auth_config_id, connection_id, name, verifier, expires_at, created_at, fields, browser_hash, scopes)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		st.ID, st.StateHash, st.LinkID, st.AuthConfigID, st.ConnectionID, st.Name, st.Verifier, millis(st.ExpiresAt), millis(s.now()),
-		fields, st.BrowserHash)
+		fields, st.BrowserHash, strings.Join(st.Scopes, " "))
 	if err != nil {
 		return fmt.Errorf("store: create oauth state: %w", err)
 	}
@@ -128,18 +132,18 @@ func (s *Store) TakeOAuthState(ctx context.Context, stateHash string) (OAuthStat
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		now := millis(s.now())
 		var exp int64
-		var fields string
+		var fields, scopes string
 		err := tx.QueryRowContext(ctx,
-			`SELECT id, state_hash, link_id, auth_config_id, connection_id, name, verifier, expires_at, fields, browser_hash FROM oauth_states
+			`SELECT id, state_hash, link_id, auth_config_id, connection_id, name, verifier, expires_at, fields, browser_hash, scopes FROM oauth_states
 			 WHERE state_hash = $1 AND used_at IS NULL AND expires_at > $2`, stateHash, now).
-			Scan(&st.ID, &st.StateHash, &st.LinkID, &st.AuthConfigID, &st.ConnectionID, &st.Name, &st.Verifier, &exp, &fields, &st.BrowserHash)
+			Scan(&st.ID, &st.StateHash, &st.LinkID, &st.AuthConfigID, &st.ConnectionID, &st.Name, &st.Verifier, &exp, &fields, &st.BrowserHash, &scopes)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
-		st.ExpiresAt = fromMillis(exp)
+		st.ExpiresAt, st.Scopes = fromMillis(exp), splitScopes(scopes)
 		if fields != "" {
 			if err := json.Unmarshal([]byte(fields), &st.Fields); err != nil {
 				return fmt.Errorf("fields: %w", err)

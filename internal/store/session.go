@@ -120,9 +120,15 @@ type ConnectLink struct {
 	Connectors  []string
 	AuthConfigs []string
 	RedirectURL string
-	ExpiresAt   time.Time
-	UsedAt      *time.Time
-	CreatedAt   time.Time
+	// ConnectionID names the account the link reconnects, and Scopes the
+	// scopes it asks for beyond those the account was granted: a session's
+	// missing_scopes refusal makes such a link (incremental authorization,
+	// docs/connect.md).
+	ConnectionID string
+	Scopes       []string
+	ExpiresAt    time.Time
+	UsedAt       *time.Time
+	CreatedAt    time.Time
 }
 
 // CreateConnectLink stores a connect link.
@@ -133,10 +139,11 @@ func (s *Store) CreateConnectLink(ctx context.Context, l ConnectLink) (ConnectLi
 	l.CreatedAt = fromMillis(millis(s.now()))
 	l.ExpiresAt = fromMillis(millis(l.ExpiresAt))
 	_, err := s.write.ExecContext(ctx,
-		`INSERT INTO connect_links (id, project_id, user_id, token_hash, connectors, auth_configs, redirect_url, expires_at, created_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		`INSERT INTO connect_links (id, project_id, user_id, token_hash, connectors, auth_configs, redirect_url, expires_at, created_at,
+		 connection_id, scopes)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		l.ID, l.ProjectID, l.UserID, l.TokenHash, strings.Join(l.Connectors, "\n"), strings.Join(l.AuthConfigs, "\n"),
-		l.RedirectURL, millis(l.ExpiresAt), millis(l.CreatedAt))
+		l.RedirectURL, millis(l.ExpiresAt), millis(l.CreatedAt), l.ConnectionID, strings.Join(l.Scopes, " "))
 	if err != nil {
 		return ConnectLink{}, fmt.Errorf("store: create connect link: %w", err)
 	}
@@ -147,20 +154,22 @@ func (s *Store) CreateConnectLink(ctx context.Context, l ConnectLink) (ConnectLi
 // or expired alike (the Connect page shows those states), or ErrNotFound.
 func (s *Store) ConnectLinkByToken(ctx context.Context, tokenHash string) (ConnectLink, error) {
 	var l ConnectLink
-	var connectors, configs string
+	var connectors, configs, scopes string
 	var exp, created int64
 	var used sql.NullInt64
 	err := s.read.QueryRowContext(ctx,
-		`SELECT id, project_id, user_id, token_hash, connectors, auth_configs, redirect_url, expires_at, used_at, created_at
+		`SELECT id, project_id, user_id, token_hash, connectors, auth_configs, redirect_url, expires_at, used_at, created_at,
+		 connection_id, scopes
 		 FROM connect_links WHERE token_hash = $1`, tokenHash).
-		Scan(&l.ID, &l.ProjectID, &l.UserID, &l.TokenHash, &connectors, &configs, &l.RedirectURL, &exp, &used, &created)
+		Scan(&l.ID, &l.ProjectID, &l.UserID, &l.TokenHash, &connectors, &configs, &l.RedirectURL, &exp, &used, &created,
+			&l.ConnectionID, &scopes)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ConnectLink{}, ErrNotFound
 	}
 	if err != nil {
 		return ConnectLink{}, fmt.Errorf("store: connect link: %w", err)
 	}
-	l.Connectors, l.AuthConfigs = splitList(connectors), splitList(configs)
+	l.Connectors, l.AuthConfigs, l.Scopes = splitList(connectors), splitList(configs), splitScopes(scopes)
 	l.ExpiresAt, l.CreatedAt, l.UsedAt = fromMillis(exp), fromMillis(created), fromNullMillis(used)
 	return l, nil
 }

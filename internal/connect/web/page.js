@@ -107,7 +107,10 @@
       err.hidden = false;
     };
     if (cfg.type === "oauth2") {
-      const btn = el("button", { type: "submit", text: "Connect with " + connector.name });
+      // A link made to reconnect an account (more permissions for it)
+      // reconnects it when the sign-in names no account; say so.
+      const again = view.reconnect && view.reconnect.connectorId === connector.id;
+      const btn = el("button", { type: "submit", text: (again ? "Reconnect with " : "Connect with ") + connector.name });
       form.append(btn, err);
       form.addEventListener("submit", async (ev) => {
         ev.preventDefault();
@@ -172,7 +175,8 @@
     brand(view.branding);
     if (view.status === "used") { status("This link was already used. Ask for a new one to connect another account.", true); return; }
     if (view.status === "expired") { status("This link has expired. Ask for a new one.", true); return; }
-    status("Choose an application and connect your account.");
+    if (view.reconnect) status("Reconnect your account " + (view.reconnect.label || view.reconnect.name) + " to give it the access it needs.");
+    else status("Choose an application and connect your account.");
     renderAccounts();
     const list = $("connector-list");
     list.replaceChildren();

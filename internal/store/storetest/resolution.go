@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -204,6 +205,20 @@ func testResolutionRefreshKeepsVersion(t *testing.T, open PairOpener) {
 	}
 	if version() != before {
 		t.Fatal("a token refresh changed the connections version: every cached resolution of the user would be dropped")
+	}
+	// A refresh that narrows the granted scopes stores them, still without
+	// moving the version.
+	if ok, err := p.b.s.UpdateGrantedScopes(ctx, c.ID, c.Revision, []string{"read:user"}); err != nil || !ok {
+		t.Fatalf("granted scopes: %v %v", ok, err)
+	}
+	if version() != before {
+		t.Fatal("storing a refresh's granted scopes changed the connections version")
+	}
+	if got, err := p.b.s.GetConnection(ctx, p.a.project.ID, c.ID); err != nil || strings.Join(got.Scopes, " ") != "read:user" {
+		t.Fatalf("granted scopes stored: %v %v", got.Scopes, err)
+	}
+	if ok, err := p.b.s.UpdateGrantedScopes(ctx, c.ID, c.Revision+1, []string{"x"}); err != nil || ok {
+		t.Fatalf("granted scopes at a revision the account does not have: %v %v", ok, err)
 	}
 	if _, err := p.b.s.RotateCredential(ctx, p.a.project.ID, c.ID, c.Revision, []byte("rotated"), nil); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,31 @@
+-- Granted scopes (docs/connections.md, "Scopes"). A connection's scopes
+-- are what the provider granted, and a token refresh or a client
+-- credentials token may narrow them: that rewrite must not drop cached
+-- account resolutions, since resolution never decides on scopes (every
+-- other change of them comes with an insert or a new revision, which are
+-- watched). The executor keeps a refresh's scopes per account revision.
+DROP TRIGGER connections_version_update;
+CREATE TRIGGER connections_version_update
+AFTER UPDATE OF project_id, connector_id, auth_config_id, user_id, global, name, label, is_default, status, revision
+ON connections
+BEGIN
+    UPDATE projects SET connections_version = connections_version + 1
+        WHERE id = OLD.project_id AND OLD.project_id <> NEW.project_id;
+    INSERT INTO connection_changes (project_id, version, user_id, global)
+        SELECT id, connections_version, OLD.user_id, 1 FROM projects
+        WHERE id = OLD.project_id AND OLD.project_id <> NEW.project_id;
+    UPDATE projects SET connections_version = connections_version + 1 WHERE id = NEW.project_id;
+    INSERT INTO connection_changes (project_id, version, user_id, global)
+        SELECT id, connections_version, NEW.user_id, NEW.global OR OLD.global OR OLD.user_id <> NEW.user_id
+        FROM projects WHERE id = NEW.project_id;
+    DELETE FROM connection_changes WHERE project_id = NEW.project_id
+        AND version <= (SELECT connections_version FROM projects WHERE id = NEW.project_id) - 1024;
+END;
+
+-- A connect link made for a session's missing_scopes refusal names the
+-- account to reconnect (connection_id, there since 0004) and the scopes
+-- to ask for beyond what it was granted. An OAuth state keeps the scopes
+-- its authorize URL asked for: a token response without a scope field
+-- grants exactly those (RFC 6749, section 5.1).
+ALTER TABLE connect_links ADD COLUMN scopes TEXT NOT NULL DEFAULT '';
+ALTER TABLE oauth_states ADD COLUMN scopes TEXT NOT NULL DEFAULT '';
