@@ -9,7 +9,9 @@ import (
 )
 
 // Endpoint is a project's MCP endpoint. Spec is the JSON of its scope and
-// policy, read by the session package.
+// policy, read by the session package. An Endpoint from EndpointBySlug
+// may be shared with the cache (recordcache.go): its Spec is read, never
+// modified.
 type Endpoint struct {
 	ID          string
 	ProjectID   string
@@ -54,9 +56,26 @@ func (s *Store) CreateEndpoint(ctx context.Context, e Endpoint) (Endpoint, error
 	return e, nil
 }
 
-// EndpointBySlug returns the endpoint of a slug, in any project.
+// EndpointBySlug returns the endpoint of a slug, in any project. It runs
+// on every endpoint MCP request.
+//
+// On PostgreSQL, while the change listener is subscribed (WatchKeys), an
+// endpoint read once is answered from an in-process cache that the
+// notification of any update or delete clears (recordcache.go, migration
+// 0016). Otherwise, and always on SQLite, it is one indexed read.
 func (s *Store) EndpointBySlug(ctx context.Context, slug string) (Endpoint, error) {
-	return scanEndpoint(s.readRow(ctx, `SELECT `+endpointColumns+` FROM endpoints WHERE slug = $1`, slug))
+	live := s.keys.live.Load()
+	if live {
+		if e, ok := s.keys.endpoint(slug); ok {
+			return e, nil
+		}
+	}
+	gen := s.keys.gen.Load()
+	e, err := scanEndpoint(s.readRow(ctx, `SELECT `+endpointColumns+` FROM endpoints WHERE slug = $1`, slug))
+	if err == nil && live {
+		s.keys.putEndpoint(gen, e)
+	}
+	return e, err
 }
 
 // ListEndpoints returns a project's endpoints, oldest first.
@@ -83,11 +102,15 @@ func (s *Store) UpdateEndpoint(ctx context.Context, e Endpoint) error {
 	res, err := s.write.ExecContext(ctx,
 		`UPDATE endpoints SET mode = $1, require_user = $2, spec = $3, updated_at = $4 WHERE slug = $5`,
 		e.Mode, e.RequireUser, string(e.Spec), millis(s.now()), e.Slug)
+	// This process sees its own change at once, without waiting for the
+	// notification (recordcache.go).
+	s.keys.dropEndpoint(e.Slug)
 	return affectedOne(res, err, "update endpoint")
 }
 
 // DeleteEndpoint removes an endpoint by slug.
 func (s *Store) DeleteEndpoint(ctx context.Context, slug string) error {
 	res, err := s.write.ExecContext(ctx, `DELETE FROM endpoints WHERE slug = $1`, slug)
+	s.keys.dropEndpoint(slug)
 	return affectedOne(res, err, "delete endpoint")
 }

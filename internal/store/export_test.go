@@ -27,3 +27,9 @@ func (s *Store) SetKeyRetry(f func(ctx context.Context, attempt int) bool) { s.k
 
 // CachedKeys returns how many verified keys the cache holds.
 func (s *Store) CachedKeys() int { return s.keys.keys.Len() }
+
+// CachedSessions returns how many sessions the cache holds.
+func (s *Store) CachedSessions() int { return s.keys.sessions.Len() }
+
+// CachedEndpoints returns how many endpoints the cache holds.
+func (s *Store) CachedEndpoints() int { return s.keys.endpoints.Len() }

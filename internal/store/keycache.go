@@ -20,7 +20,8 @@ const (
 // verified key (by its SHA-256) with its project and expiry, and each such
 // project's versions. It is trusted only while the change listener is
 // subscribed (live, see notify.go); otherwise every lookup reads the
-// database as before.
+// database as before. The same machinery caches sessions and endpoints
+// (recordcache.go).
 //
 // Only keys that exist and are live are stored: an unknown key is read
 // every time, as it always was, so a flood of random keys costs what it
@@ -35,6 +36,9 @@ type keyCache struct {
 	mu       sync.Mutex // orders stores after the gen check against drops
 	keys     *lru.Cache[string, cachedKey]
 	projects *lru.Cache[string, cachedVersions]
+	// sessions by id and endpoints by slug (recordcache.go).
+	sessions  *lru.Cache[string, cachedSession]
+	endpoints *lru.Cache[string, Endpoint]
 }
 
 // cachedKey is a verified key: its project and when it expires (Unix
@@ -51,8 +55,10 @@ type cachedVersions struct {
 
 func newKeyCache() *keyCache {
 	return &keyCache{
-		keys:     lru.New[string, cachedKey](maxCachedKeys),
-		projects: lru.New[string, cachedVersions](maxCachedProjects),
+		keys:      lru.New[string, cachedKey](maxCachedKeys),
+		projects:  lru.New[string, cachedVersions](maxCachedProjects),
+		sessions:  lru.New[string, cachedSession](maxCachedSessions),
+		endpoints: lru.New[string, Endpoint](maxCachedEndpoints),
 	}
 }
 
@@ -113,6 +119,8 @@ func (c *keyCache) flush() {
 	c.gen.Add(1)
 	c.keys.Clear()
 	c.projects.Clear()
+	c.sessions.Clear()
+	c.endpoints.Clear()
 	c.mu.Unlock()
 }
 

@@ -15,8 +15,9 @@ import (
 
 // keyChannel is the channel on which migration 0014's triggers announce
 // changes to API keys ("k:" and the key's SHA-256) and to projects'
-// versions ("p:" and the project id); listeners send probes ("x:" and an
-// id) on it too.
+// versions ("p:" and the project id), and 0016's changes to sessions ("s:"
+// and the id) and endpoints ("e:" and the slug); listeners send probes
+// ("x:" and an id) on it too.
 const keyChannel = "switchboard_keys"
 
 // Timing of the change listener: after keyHeartbeat without a notification
@@ -31,14 +32,16 @@ const (
 	keyRetryMax    = 5 * time.Second
 )
 
-// WatchKeys keeps this process's API key cache in step with the database
-// until ctx ends, and is what turns the cache on: on PostgreSQL it holds
-// one connection of its own (outside the pool) listening on keyChannel,
-// and drops the cached key or project each notification names. While that
-// connection is down, ProjectForKey reads the database on every request;
-// once it has subscribed again the whole cache is flushed, since
-// notifications sent meanwhile are lost. On SQLite it returns at once:
-// keys are read on every request there (docs/design-notes.md).
+// WatchKeys keeps this process's API key cache (and its session and
+// endpoint caches) in step with the database until ctx ends, and is what
+// turns the cache on: on PostgreSQL it holds one connection of its own
+// (outside the pool) listening on keyChannel, and drops the cached key,
+// project, session or endpoint each notification names. While that
+// connection is down, ProjectForKey, GetSession and EndpointBySlug read
+// the database on every request; once it has subscribed again the whole
+// cache is flushed, since notifications sent meanwhile are lost. On SQLite
+// it returns at once: those are read on every request there
+// (docs/design-notes.md).
 func (s *Store) WatchKeys(ctx context.Context, log *slog.Logger) {
 	if s.dialect != Postgres {
 		return
@@ -166,6 +169,10 @@ func (c *keyCache) apply(payload string) {
 		c.dropKey(ref)
 	case kind == "p" && ref != "":
 		c.dropProject(ref)
+	case kind == "s" && ref != "":
+		c.dropSession(ref)
+	case kind == "e" && ref != "":
+		c.dropEndpoint(ref)
 	case kind == "x":
 		// another process's probe
 	default:

@@ -10,7 +10,8 @@ import (
 )
 
 // Session is a stored session; Spec is its JSON request, resolved by the
-// session package.
+// session package. A Session from GetSession may be shared with the cache
+// (recordcache.go): its Spec is read, never modified.
 type Session struct {
 	ID        string
 	ProjectID string
@@ -37,14 +38,33 @@ func (s *Store) CreateSession(ctx context.Context, ss Session) (Session, error) 
 }
 
 // GetSession returns a project's live session; an unknown or expired one
-// is ErrNotFound.
+// is ErrNotFound. It runs on every session tool call and session MCP
+// request.
+//
+// On PostgreSQL, while the change listener is subscribed (WatchKeys), a
+// session read once is answered from an in-process cache that the
+// notification of any update or delete clears (recordcache.go, migration
+// 0016); a cached session is refused at its expiry without a query.
+// Otherwise, and always on SQLite, it is one indexed read.
 func (s *Store) GetSession(ctx context.Context, projectID, id string) (Session, error) {
+	live := s.keys.live.Load()
+	now := millis(s.now())
+	if live {
+		ss, found, refused := s.keys.session(projectID, id, now)
+		if found {
+			return ss, nil
+		}
+		if refused {
+			return Session{}, ErrNotFound
+		}
+	}
+	gen := s.keys.gen.Load()
 	var ss Session
 	var spec string
 	var exp, created int64
 	err := s.readRow(ctx,
 		`SELECT id, project_id, user_id, spec, expires_at, created_at FROM sessions
-		 WHERE project_id = $1 AND id = $2 AND expires_at > $3`, projectID, id, millis(s.now())).
+		 WHERE project_id = $1 AND id = $2 AND expires_at > $3`, projectID, id, now).
 		Scan(&ss.ID, &ss.ProjectID, &ss.UserID, &spec, &exp, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, ErrNotFound
@@ -53,6 +73,9 @@ func (s *Store) GetSession(ctx context.Context, projectID, id string) (Session, 
 		return Session{}, fmt.Errorf("store: get session: %w", err)
 	}
 	ss.Spec, ss.ExpiresAt, ss.CreatedAt = []byte(spec), fromMillis(exp), fromMillis(created)
+	if live {
+		s.keys.putSession(gen, ss)
+	}
 	return ss, nil
 }
 
