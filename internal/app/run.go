@@ -19,7 +19,7 @@ type namedServer struct {
 
 // Run listens on the configured addresses, starts the background jobs
 // (the executor's upkeep, the webhook worker, the janitor, the MCP server
-// refresher, the API key change listener) and serves until ctx ends or a listener fails. It then shuts
+// refresher, the change listener of the API key, session and endpoint caches) and serves until ctx ends or a listener fails. It then shuts
 // everything down with Close and returns the listener's error, if any.
 func (a *App) Run(ctx context.Context) error {
 	cfg := a.Config

@@ -51,7 +51,7 @@ func (s *Store) WatchKeys(ctx context.Context, log *slog.Logger) {
 	}
 	cfg, err := pgx.ParseConfig(s.dsn)
 	if err != nil { // Open parsed the same DSN, so this does not happen
-		log.Error("API key change listener cannot start; API keys are looked up in the database on every request", "error", err.Error())
+		log.Error("change listener cannot start; API keys, sessions and MCP endpoints are read from the database on every request", "error", err.Error())
 		return
 	}
 	// A quiet wait ends by a read deadline rather than by a cancel
@@ -66,10 +66,10 @@ func (s *Store) WatchKeys(ctx context.Context, log *slog.Logger) {
 			attempt = 0
 			switch {
 			case lost:
-				log.Info("API key change listener subscribed again; the key cache was flushed")
+				log.Info("change listener subscribed again; the caches of API keys, sessions and MCP endpoints were flushed")
 				lost = false
 			case !started:
-				log.Info("API key change listener subscribed; verified API keys are cached")
+				log.Info("change listener subscribed; API keys, sessions and MCP endpoints are cached")
 				started = true
 			}
 		})
@@ -78,7 +78,7 @@ func (s *Store) WatchKeys(ctx context.Context, log *slog.Logger) {
 			return
 		}
 		if !lost {
-			log.Warn("API key change listener lost its connection; API keys are looked up in the database on every request until it is back",
+			log.Warn("change listener lost its connection; API keys, sessions and MCP endpoints are read from the database on every request until it is back",
 				"error", err.Error())
 			lost = true
 		}
