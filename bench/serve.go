@@ -82,6 +82,19 @@ func freeAddr() (string, error) {
 func (s *server) baseURL() string { return "http://" + s.addr }
 func (s *server) mcpURL() string  { return "http://" + s.mcpAddr }
 
+// migrate makes or updates the server's database, as an operator does
+// before the first admin command (admin commands never create one).
+func (s *server) migrate() error {
+	cmd := exec.Command(s.bin, "migrate")
+	cmd.Env = s.env
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("migrate: %w\n%s", err, errOut.String())
+	}
+	return nil
+}
+
 // admin runs one admin command of the binary on the server's database
 // and settings, and returns its standard output.
 func (s *server) admin(args ...string) ([]byte, error) {

@@ -199,9 +199,13 @@ func (f *fixture) newStack(name string, o stackOptions) (*stack, error) {
 }
 
 // provision does, before serve starts, what an operator does with the
-// admin commands: a project, an API key, the imported connectors, the
-// auth config the trigger account needs, and the MCP endpoints.
+// migrate and admin commands: the schema, a project, an API key, the
+// imported connectors, the auth config the trigger account needs, and the
+// MCP endpoints.
 func (s *stack) provision(dir string, o stackOptions) error {
+	if err := s.srv.migrate(); err != nil {
+		return err
+	}
 	var proj struct{ ID string }
 	if err := s.srv.adminJSON(&proj, "project", "create", "bench"); err != nil {
 		return err
