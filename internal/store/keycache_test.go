@@ -389,23 +389,8 @@ func TestKeyCache_SQLiteReadsEveryRequest(t *testing.T) {
 // BenchmarkProjectForKey_Postgres compares a lookup read from the database
 // (no listener) with one answered by the cache (listener subscribed).
 func BenchmarkProjectForKey_Postgres(b *testing.B) {
-	url := os.Getenv(storetest.PostgresURLEnv)
-	if url == "" {
-		b.Skipf("%s is not set", storetest.PostgresURLEnv)
-	}
 	ctx := context.Background()
-	s, err := store.Open(ctx, url, store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	p, err := s.CreateProject(ctx, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, p := benchStore(b)
 	_, hash, hint, _ := apikey.Generate()
 	if _, err := s.CreateAPIKey(ctx, store.NewAPIKey{ProjectID: p.ID, Name: "k", Hash: hash, Hint: hint}); err != nil {
 		b.Fatal(err)
@@ -419,13 +404,42 @@ func BenchmarkProjectForKey_Postgres(b *testing.B) {
 		}
 	}
 	b.Run("query", run)
-	wctx, cancel := context.WithCancel(ctx)
+	stop := watchUntilLive(s)
+	defer stop()
+	b.Run("cached", run)
+}
+
+// benchStore opens a migrated store on the PostgreSQL test database, with a
+// project, for the cache benchmarks (skipped without the database).
+func benchStore(b *testing.B) (*store.Store, store.Project) {
+	url := os.Getenv(storetest.PostgresURLEnv)
+	if url == "" {
+		b.Skipf("%s is not set", storetest.PostgresURLEnv)
+	}
+	ctx := context.Background()
+	s, err := store.Open(ctx, url, store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	if _, err := s.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	p, err := s.CreateProject(ctx, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, p
+}
+
+// watchUntilLive starts the change listener and waits until the caches
+// answer; stop ends it.
+func watchUntilLive(s *store.Store) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); s.WatchKeys(wctx, nil) }()
+	go func() { defer close(done); s.WatchKeys(ctx, nil) }()
 	for !s.KeyCacheLive() {
 		time.Sleep(time.Millisecond)
 	}
-	b.Run("cached", run)
-	cancel()
-	<-done
+	return func() { cancel(); <-done }
 }

@@ -3,13 +3,11 @@ package store_test
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/store"
-	"github.com/switchboard-gw/switchboard/internal/store/storetest"
 )
 
 // The session and endpoint caches share the API key cache's listener
@@ -304,23 +302,8 @@ func TestSessionCache_SQLiteReadsEveryRequest(t *testing.T) {
 // from the database (no listener) with the cached answers (listener
 // subscribed).
 func BenchmarkSession_Postgres(b *testing.B) {
-	url := os.Getenv(storetest.PostgresURLEnv)
-	if url == "" {
-		b.Skipf("%s is not set", storetest.PostgresURLEnv)
-	}
 	ctx := context.Background()
-	s, err := store.Open(ctx, url, store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	p, err := s.CreateProject(ctx, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, p := benchStore(b)
 	ss, err := s.CreateSession(ctx, store.Session{ProjectID: p.ID, UserID: "u", Spec: []byte(`{"connectors":["github"]}`), ExpiresAt: time.Now().Add(time.Hour)})
 	if err != nil {
 		b.Fatal(err)
@@ -347,14 +330,8 @@ func BenchmarkSession_Postgres(b *testing.B) {
 	}
 	b.Run("session/query", session)
 	b.Run("endpoint/query", endpoint)
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); s.WatchKeys(wctx, nil) }()
-	for !s.KeyCacheLive() {
-		time.Sleep(time.Millisecond)
-	}
+	stop := watchUntilLive(s)
+	defer stop()
 	b.Run("session/cached", session)
 	b.Run("endpoint/cached", endpoint)
-	cancel()
-	<-done
 }
