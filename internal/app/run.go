@@ -93,8 +93,9 @@ func (a *App) startJobs(ctx context.Context) {
 	wg.Go(func() { a.Worker.Run(runCtx) })
 	wg.Go(func() { janitor(runCtx, a.Store, a.Logger) })
 	wg.Go(func() { a.Refresher.Run(runCtx, 15*time.Minute) })
-	// On PostgreSQL, the listener that keeps the API key cache in step
-	// with every replica's writes; without it keys are read per request.
+	// What keeps the API key, session and endpoint caches in step with
+	// every process's writes (PostgreSQL: a listener; SQLite: a change
+	// count); without it they are read per request.
 	wg.Go(func() { a.Store.WatchKeys(runCtx, a.Logger) })
 	a.jobsRan = true
 	a.stopJobs = func() {

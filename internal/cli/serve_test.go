@@ -168,8 +168,19 @@ func TestServe_FreshMachine_EndToEnd(t *testing.T) {
 	if code, _, stderr := runCLI(t, nil, "admin", "key", "revoke", ks[0].ID); code != 0 {
 		t.Fatalf("revoke: %d %s", code, stderr)
 	}
-	if code, body := get(t, srv.base+"/v1/nothing", key); code != 401 {
-		t.Fatalf("revoked key: %d %s", code, body)
+	// serve caches verified keys; a revocation by another process on the
+	// SQLite file is seen at its next read of the change count (every
+	// 100 ms, docs/design-notes.md), so it is refused within that bound.
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for {
+		code, body := get(t, srv.base+"/v1/nothing", key)
+		if code == 401 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("revoked key still answered after 500 ms: %d %s", code, body)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	if strings.Contains(srv.stderr.String(), key) {
 		t.Fatal("the key appears in the log")

@@ -140,12 +140,12 @@ type KeyProject struct {
 // is ErrNotFound) with its tool-switch and connections versions. It runs on
 // every /v1 request.
 //
-// On PostgreSQL, while the change listener is subscribed (WatchKeys), the
-// answer comes from an in-process cache that every writer's notification
-// clears at once (keycache.go, notify.go; docs/design-notes.md); an expired
-// key is refused from the cache at its expiry. Otherwise, and always on
-// SQLite, it is one indexed read, so a revocation applies to the very next
-// request.
+// While WatchKeys runs and is in step (PostgreSQL: the change listener is
+// subscribed; SQLite: the change count was read), the answer comes from an
+// in-process cache that every writer's change clears (at once by
+// notification on PostgreSQL, within 100 ms on SQLite; keycache.go,
+// notify.go, docs/design-notes.md); an expired key is refused from the
+// cache at its expiry. Otherwise it is one indexed read.
 func (s *Store) ProjectForKey(ctx context.Context, hash string) (KeyProject, error) {
 	live := s.keys.live.Load()
 	now := millis(s.now())

@@ -59,10 +59,10 @@ func (s *Store) CreateEndpoint(ctx context.Context, e Endpoint) (Endpoint, error
 // EndpointBySlug returns the endpoint of a slug, in any project. It runs
 // on every endpoint MCP request.
 //
-// On PostgreSQL, while the change listener is subscribed (WatchKeys), an
-// endpoint read once is answered from an in-process cache that the
-// notification of any update or delete clears (recordcache.go, migration
-// 0016). Otherwise, and always on SQLite, it is one indexed read.
+// While WatchKeys is in step with the database, an endpoint read once is
+// answered from an in-process cache that any update or delete clears (the
+// notification of migration 0016 on PostgreSQL, the change count of 0017
+// on SQLite; recordcache.go). Otherwise it is one indexed read.
 func (s *Store) EndpointBySlug(ctx context.Context, slug string) (Endpoint, error) {
 	live := s.keys.live.Load()
 	if live {

@@ -14,6 +14,10 @@ var (
 // ReadDB returns the pool reads use.
 func (s *Store) ReadDB() *sql.DB { return s.read }
 
+// WriteDB returns the pool writes use (on SQLite the read pool is
+// query-only).
+func (s *Store) WriteDB() *sql.DB { return s.write }
+
 // KeyCacheLive reports whether API key lookups may come from the cache
 // (the change listener is subscribed).
 func (s *Store) KeyCacheLive() bool { return s.keys.live.Load() }

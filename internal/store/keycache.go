@@ -15,12 +15,12 @@ const (
 	maxCachedProjects = 4096
 )
 
-// keyCache holds what ProjectForKey answered, so a /v1 request on a
-// PostgreSQL replica needs no round trip to learn its project: the
-// verified key (by its SHA-256) with its project and expiry, and each such
-// project's versions. It is trusted only while the change listener is
-// subscribed (live, see notify.go); otherwise every lookup reads the
-// database as before. The same machinery caches sessions and endpoints
+// keyCache holds what ProjectForKey answered, so a /v1 request needs no
+// database read to learn its project: the verified key (by its SHA-256)
+// with its project and expiry, and each such project's versions. It is
+// trusted only while WatchKeys is in step with the database (live, see
+// notify.go: the PostgreSQL listener is subscribed, or SQLite's change
+// count was read); otherwise every lookup reads the database as before. The same machinery caches sessions and endpoints
 // (recordcache.go).
 //
 // Only keys that exist and are live are stored: an unknown key is read

@@ -40,14 +40,14 @@ const (
 // connection is down, ProjectForKey, GetSession and EndpointBySlug read
 // the database on every request; once it has subscribed again the whole
 // cache is flushed, since notifications sent meanwhile are lost. On SQLite
-// it returns at once: those are read on every request there
-// (docs/design-notes.md).
+// it reads the change count of migration 0017 instead (watchChanges).
 func (s *Store) WatchKeys(ctx context.Context, log *slog.Logger) {
-	if s.dialect != Postgres {
-		return
-	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if s.dialect != Postgres {
+		s.watchChanges(ctx, log)
+		return
 	}
 	cfg, err := pgx.ParseConfig(s.dsn)
 	if err != nil { // Open parsed the same DSN, so this does not happen
@@ -195,5 +195,49 @@ func retryKeys(ctx context.Context, attempt int) bool {
 		return false
 	case <-t.C:
 		return true
+	}
+}
+
+// changePoll is how often a SQLite process reads the change count: a
+// change made by another process on the same file (the admin CLI) is seen
+// within it. The process's own writes drop what they change at once.
+const changePoll = 100 * time.Millisecond
+
+// watchChanges keeps a SQLite process's caches in step with the file until
+// ctx ends. SQLite has no notifications, so migration 0017's triggers count
+// every change to API keys, project versions, sessions and endpoints, made
+// by any process, in change_counter; this reads the count every changePoll
+// and empties the caches when it moved (such changes are rare, so forgetting
+// everything costs a few reads). The caches are on once the count was read,
+// and off, every lookup reading the file, while it cannot be.
+func (s *Store) watchChanges(ctx context.Context, log *slog.Logger) {
+	defer s.keys.setLive(false)
+	t := time.NewTicker(changePoll)
+	defer t.Stop()
+	last, live := int64(0), false
+	for {
+		var n int64
+		err := s.read.QueryRowContext(ctx, `SELECT n FROM change_counter`).Scan(&n)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			if live {
+				log.Warn("cannot read the change count; API keys, sessions and MCP endpoints are read from the database on every request until it can", "error", err.Error())
+				s.keys.setLive(false)
+				live = false
+			}
+		case !live:
+			last, live = n, true
+			s.keys.setLive(true)
+		case n != last:
+			last = n
+			s.keys.flush()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }

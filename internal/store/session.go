@@ -41,11 +41,11 @@ func (s *Store) CreateSession(ctx context.Context, ss Session) (Session, error) 
 // is ErrNotFound. It runs on every session tool call and session MCP
 // request.
 //
-// On PostgreSQL, while the change listener is subscribed (WatchKeys), a
-// session read once is answered from an in-process cache that the
-// notification of any update or delete clears (recordcache.go, migration
-// 0016); a cached session is refused at its expiry without a query.
-// Otherwise, and always on SQLite, it is one indexed read.
+// While WatchKeys is in step with the database, a session read once is
+// answered from an in-process cache that any update or delete clears (the
+// notification of migration 0016 on PostgreSQL, the change count of 0017
+// on SQLite; recordcache.go); a cached session is refused at its expiry
+// without a query. Otherwise it is one indexed read.
 func (s *Store) GetSession(ctx context.Context, projectID, id string) (Session, error) {
 	live := s.keys.live.Load()
 	now := millis(s.now())
