@@ -8,7 +8,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -55,14 +54,7 @@ func TestConnect_ServiceAccountKeyThroughPageAndAPI(t *testing.T) {
 		}
 	}))
 	t.Cleanup(provider.Close)
-	mfs := fstest.MapFS{}
-	_ = fs.WalkDir(testCatalogFS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			b, _ := fs.ReadFile(testCatalogFS, p)
-			mfs[p] = &fstest.MapFile{Data: b}
-		}
-		return err
-	})
+	mfs := testCatalogCopy()
 	mfs["connectors/kappa.yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf(`
 id: kappa
 name: Kappa Docs

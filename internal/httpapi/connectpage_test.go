@@ -120,10 +120,9 @@ func (f *oauthFake) approve(t *testing.T, authURL, code string) string {
 	return "/api/oauth/callback?code=" + code + "&state=" + url.QueryEscape(q.Get("state"))
 }
 
-// connectCatalog is the route-test catalog plus "epsilon", an OAuth
-// connector whose endpoints are the fake's.
-func connectCatalog(t *testing.T, fake *oauthFake) fs.FS {
-	t.Helper()
+// testCatalogCopy returns the route-test catalog as a map that a test
+// adds connectors of its own to.
+func testCatalogCopy() fstest.MapFS {
 	mfs := fstest.MapFS{}
 	_ = fs.WalkDir(testCatalogFS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -132,6 +131,14 @@ func connectCatalog(t *testing.T, fake *oauthFake) fs.FS {
 		}
 		return err
 	})
+	return mfs
+}
+
+// connectCatalog is the route-test catalog plus "epsilon", an OAuth
+// connector whose endpoints are the fake's.
+func connectCatalog(t *testing.T, fake *oauthFake) fs.FS {
+	t.Helper()
+	mfs := testCatalogCopy()
 	mfs["connectors/epsilon.yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf(`
 id: epsilon
 name: Epsilon Notes

@@ -89,14 +89,7 @@ tools:
 // authorize URL (the server only builds that URL, it never calls it).
 func scopeCatalog(t *testing.T, fake *scopeFake) fs.FS {
 	t.Helper()
-	mfs := fstest.MapFS{}
-	_ = fs.WalkDir(testCatalogFS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			b, _ := fs.ReadFile(testCatalogFS, p)
-			mfs[p] = &fstest.MapFile{Data: b}
-		}
-		return err
-	})
+	mfs := testCatalogCopy()
 	mfs["connectors/kappa.yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf(`
 id: kappa
 name: Kappa Notes

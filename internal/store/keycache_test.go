@@ -139,16 +139,23 @@ func (p *keyPair) silently(t *testing.T, q string, args ...any) {
 	p.sql(t, q, args...)
 }
 
-func lookup(t *testing.T, s *store.Store, hash string) (store.KeyProject, bool) {
+// found reports whether a lookup found its row: ErrNotFound is false, any
+// other error fails the test.
+func found[T any](t *testing.T, v T, err error) (T, bool) {
 	t.Helper()
-	kp, err := s.ProjectForKey(context.Background(), hash)
 	if errors.Is(err, store.ErrNotFound) {
-		return kp, false
+		return v, false
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return kp, true
+	return v, true
+}
+
+func lookup(t *testing.T, s *store.Store, hash string) (store.KeyProject, bool) {
+	t.Helper()
+	kp, err := s.ProjectForKey(context.Background(), hash)
+	return found(t, kp, err)
 }
 
 // TestKeyCache_ServesWithoutQuery: once verified, a key is answered from

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -50,25 +49,13 @@ func (p *keyPair) silentlyRecords(t *testing.T, q string, args ...any) {
 func getSession(t *testing.T, s *store.Store, project, id string) (store.Session, bool) {
 	t.Helper()
 	ss, err := s.GetSession(context.Background(), project, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return ss, false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ss, true
+	return found(t, ss, err)
 }
 
 func getEndpoint(t *testing.T, s *store.Store, slug string) (store.Endpoint, bool) {
 	t.Helper()
 	e, err := s.EndpointBySlug(context.Background(), slug)
-	if errors.Is(err, store.ErrNotFound) {
-		return e, false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e, true
+	return found(t, e, err)
 }
 
 // TestSessionCache_OtherInstanceDeleteSeen: a session read once is
