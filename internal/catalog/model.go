@@ -239,6 +239,10 @@ type OAuth2 struct {
 	Refresh bool `yaml:"refresh" json:"refresh"`
 	// AuthorizeParams are extra authorize URL parameters (access_type=offline).
 	AuthorizeParams map[string]string `yaml:"authorizeParams" json:"authorizeParams,omitempty"`
+	// IncrementalParams are added to the authorize URL of a sign-in that
+	// asks an account for more scopes (Google's include_granted_scopes);
+	// without them that sign-in asks for the union of the scopes.
+	IncrementalParams map[string]string `yaml:"incrementalParams" json:"incrementalParams,omitempty"`
 	// Placement overrides how the access token is sent; Bearer by default.
 	Placement *Placement `yaml:"placement" json:"placement,omitempty"`
 	// AllowedHosts are the hosts a templated authorize or token URL may be

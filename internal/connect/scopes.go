@@ -2,7 +2,6 @@ package connect
 
 import (
 	"context"
-	"net/url"
 	"slices"
 
 	"golang.org/x/oauth2"
@@ -43,19 +42,14 @@ func (p *Page) signInScopes(ctx context.Context, t tenant.Tenant, l store.Connec
 		}
 	}
 	scopes := account.UnionScopes(old.Scopes, l.Scopes, base)
+	// A provider that adds a sign-in's scopes to those the user granted
+	// the client before says how in the catalog (Google:
+	// include_granted_scopes); elsewhere the union above is asked for.
 	var opts []oauth2.AuthCodeOption
-	if grantsIncrementally(m) {
-		opts = append(opts, oauth2.SetAuthURLParam("include_granted_scopes", "true"))
+	for k, v := range m.OAuth2.IncrementalParams {
+		opts = append(opts, oauth2.SetAuthURLParam(k, v))
 	}
 	return scopes, opts, nil
-}
-
-// grantsIncrementally reports whether the provider adds a sign-in's scopes
-// to those the user granted the client before (Google's
-// include_granted_scopes); elsewhere the sign-in asks for the union.
-func grantsIncrementally(m *catalog.AuthMethod) bool {
-	u, err := url.Parse(m.OAuth2.AuthorizeURL)
-	return err == nil && u.Host == "accounts.google.com"
 }
 
 // reconnectTarget is the account an OAuth sign-in reconnects when the

@@ -121,7 +121,7 @@ authMethods:
     name: Google sign-in
     oauth2: {authorizeUrl: "https://accounts.google.com/o/oauth2/v2/auth", tokenUrl: "%[1]s/oauth/token",
       scopes: ["%[2]sread", "%[2]swrite", "%[2]sadmin"], pkce: true, tokenAuthStyle: body, refresh: true,
-      authorizeParams: {access_type: offline}}
+      authorizeParams: {access_type: offline}, incrementalParams: {include_granted_scopes: "true"}}
 `, fake.srv.URL, g) + fmt.Sprintf(kappaTools, "gnotes", g))}
 	mfs["logos/gnotes.svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
 	if _, err := catalog.Load(mfs); err != nil {
