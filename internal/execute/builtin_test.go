@@ -243,7 +243,13 @@ func TestBuiltInTools_EachRunsAgainstAFake(t *testing.T) {
 		}
 		creds[con.ID] = cred
 	}
-	ran, refused := 0, 0
+	samples := loadSamples(t)
+	for id := range samples {
+		if _, ok := cat.Tool(id); !ok {
+			t.Errorf("testdata/responses: no built-in tool %s", id)
+		}
+	}
+	ran, refused, checked := 0, 0, 0
 	for _, tool := range cat.Tools() {
 		con := tool.Connector()
 		cred, ok := creds[con.ID]
@@ -256,8 +262,14 @@ func TestBuiltInTools_EachRunsAgainstAFake(t *testing.T) {
 			t.Errorf("%s: the sample input does not satisfy the schema: %v", tool.ID, err)
 			continue
 		}
+		sample := samples[tool.ID]
+		if len(tool.OutputSchema) > 0 && sample == nil {
+			t.Errorf("%s: has an outputSchema but no sample response in testdata/responses/%s.yaml", tool.ID, con.ID)
+		}
+		e.fake.canned.Store(sample)
 		before := len(e.fake.requests)
-		_, err := e.exec.Execute(context.Background(), e.tenant(), Call{ToolID: tool.ID, Input: raw, UserID: "u1"})
+		result, err := e.exec.Execute(context.Background(), e.tenant(), Call{ToolID: tool.ID, Input: raw, UserID: "u1"})
+		e.fake.canned.Store(nil)
 		// A tool the account's auth method excludes (Zoom admin tools with
 		// user OAuth) is refused before any provider request; grant_test.go
 		// runs them with the method that allows them.
@@ -278,8 +290,18 @@ func TestBuiltInTools_EachRunsAgainstAFake(t *testing.T) {
 		}
 		ran++
 		checkRequest(t, tool, input, cred, e.fake.last())
+		if sample != nil {
+			if len(tool.OutputSchema) == 0 {
+				t.Errorf("%s: has a sample response but no outputSchema", tool.ID)
+			} else if err := checkOutput(tool, result); err != nil {
+				t.Errorf("%s: %v", tool.ID, err)
+			} else {
+				checked++
+			}
+		}
 	}
-	t.Logf("%d of %d built-in tools executed and checked, %d refused for the auth method", ran, len(cat.Tools()), refused)
+	t.Logf("%d of %d built-in tools executed and checked, %d refused for the auth method, %d results checked against their outputSchema",
+		ran, len(cat.Tools()), refused, checked)
 	if ran+refused != len(cat.Tools()) {
 		t.Errorf("only %d of %d tools ran", ran+refused, len(cat.Tools()))
 	}

@@ -51,6 +51,9 @@ type fakeProvider struct {
 	revokedTokens sync.Map // refresh token -> true
 	redirects     sync.Map // name -> Location, for …/redirect/{status}/{name}
 	nextRedirect  atomic.Int64
+	// canned, when set, is the answer to a tool's request (the provider's
+	// documented response, from testdata/responses).
+	canned atomic.Pointer[sampleResponse]
 }
 
 func newFakeProvider(t *testing.T) *fakeProvider {
@@ -151,6 +154,13 @@ func (f *fakeProvider) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_, _ = io.WriteString(w, `{"data":{"item":{"name":"widget"}}}`)
+	case f.canned.Load() != nil:
+		c := f.canned.Load()
+		if c.ContentType != "" {
+			w.Header().Set("Content-Type", c.ContentType)
+		}
+		w.WriteHeader(c.status())
+		_, _ = w.Write(c.raw)
 	default:
 		_ = json.NewEncoder(w).Encode(map[string]any{"path": r.URL.EscapedPath(), "method": r.Method})
 	}
