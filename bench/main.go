@@ -5,8 +5,8 @@
 // request to a file, on a temporary SQLite database (or a fresh schema of
 // the PostgreSQL database given with -postgres). The bench process holds
 // the clients, a fake provider (TLS on loopback, trusted by serve through
-// SSL_CERT_FILE), a bare httputil.ReverseProxy in front of it, and the
-// webhook receiver. The bench's connectors are OpenAPI documents (bench/openapi)
+// SSL_CERT_FILE) and the webhook receiver; a bare httputil.ReverseProxy in
+// front of the provider runs as a process of its own, as serve does. The bench's connectors are OpenAPI documents (bench/openapi)
 // imported with `switchboard admin openapi import`, as an operator imports
 // an internal API.
 //
@@ -32,7 +32,12 @@ import (
 	"time"
 )
 
-func main() { os.Exit(run()) }
+func main() {
+	if spec := os.Getenv(rproxyEnv); spec != "" {
+		os.Exit(runBareProxy(spec))
+	}
+	os.Exit(run())
+}
 
 // measurer runs interleaved passes of paths at the concurrency levels.
 type measurer struct {

@@ -15,7 +15,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -55,7 +54,7 @@ type fixture struct {
 	certFile string
 	client   *http.Client
 	provider *httptest.Server
-	rproxy   *httptest.Server
+	rproxy   *bareProxy
 	receiver *httptest.Server
 	// received counts deliveries whose signature verified with hookSecret.
 	received   atomic.Int64
@@ -92,10 +91,9 @@ func newFixture(pgURL, bin string, conc int) (*fixture, error) {
 	pool.AddCert(cert)
 	tlsConf := &tls.Config{RootCAs: pool}
 
-	target, _ := url.Parse(f.provider.URL)
-	rp := httputil.NewSingleHostReverseProxy(target)
-	rp.Transport = &http.Transport{TLSClientConfig: tlsConf, MaxIdleConnsPerHost: conc * 2}
-	f.rproxy = httptest.NewServer(rp)
+	if f.rproxy, err = startBareProxy(f.provider.URL, f.certFile, conc*2); err != nil {
+		return nil, err
+	}
 	f.cleanup = append(f.cleanup, f.rproxy.Close)
 
 	f.receiver = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
