@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -35,6 +36,18 @@ type dataBody struct {
 
 // respond writes { "data": data } with status.
 func respond(w http.ResponseWriter, status int, data any) {
+	if raw, ok := data.(json.RawMessage); ok && len(raw) > 0 {
+		// A provider's JSON (execute and proxy pass it through validated):
+		// written as it is, not re-validated and compacted by the encoder.
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(len(raw)+len(`{"data":}`)+1))
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, `{"data":`)
+		_, _ = w.Write(raw)
+		_, _ = io.WriteString(w, "}\n")
+		return
+	}
 	writeJSON(w, status, dataBody{Data: data})
 }
 
