@@ -20,8 +20,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" driver
+	_ "modernc.org/sqlite"           // registers the "sqlite" driver
 )
 
 // Dialect names a supported database.
@@ -50,7 +51,14 @@ type Store struct {
 	write *sql.DB
 	// read serves reads: a pool of query-only connections on SQLite, the same
 	// pool as write on PostgreSQL.
-	read  *sql.DB
+	read *sql.DB
+	// tally takes the statements that only count (a trigger's hits in the
+	// minute, its firings). On PostgreSQL it is a small pool whose commits
+	// do not wait for the WAL flush (synchronous_commit off): a hot
+	// trigger's counter row stays locked for the statement, not for a disk
+	// flush, and a crash can lose the last fraction of a second of counts,
+	// never an event. On SQLite it is write.
+	tally *sql.DB
 	now   func() time.Time
 	stmts stmtCache
 	// tools caches each project's disabled tools, conns resolution reads.
@@ -162,7 +170,7 @@ func (s *Store) openSQLite(path string, maxConns int) error {
 	}
 	r.SetMaxOpenConns(maxConns)
 	r.SetMaxIdleConns(maxConns)
-	s.write, s.read = w, r
+	s.write, s.read, s.tally = w, r, w
 	return nil
 }
 
@@ -177,10 +185,24 @@ func (s *Store) openPostgres(dsn string, maxConns int) error {
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	s.write, s.read = db, db
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		db.Close()
+		return fmt.Errorf("store: open postgres: %w", redactURLError(err))
+	}
+	cfg.RuntimeParams["synchronous_commit"] = "off"
+	tally := stdlib.OpenDB(*cfg)
+	tally.SetMaxOpenConns(tallyConns)
+	tally.SetMaxIdleConns(tallyConns)
+	tally.SetConnMaxIdleTime(5 * time.Minute)
+	s.write, s.read, s.tally = db, db, tally
 	s.dsn = dsn
 	return nil
 }
+
+// tallyConns bounds the PostgreSQL counting pool: its statements are one
+// short upsert each.
+const tallyConns = 4
 
 // Dialect reports which database the store runs on.
 func (s *Store) Dialect() Dialect { return s.dialect }
@@ -199,6 +221,9 @@ func (s *Store) Close() error {
 	err := s.write.Close()
 	if s.read != s.write {
 		err = errors.Join(err, s.read.Close())
+	}
+	if s.tally != s.write {
+		err = errors.Join(err, s.tally.Close())
 	}
 	return err
 }

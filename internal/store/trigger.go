@@ -116,8 +116,9 @@ func (s *Store) SetTriggerSecret(ctx context.Context, id string, sealed []byte) 
 func (s *Store) CountTriggerHit(ctx context.Context, triggerID string) (int64, error) {
 	minute := s.now().Unix() / 60
 	var n int64
-	// One statement, committed on its own: no transaction round trips.
-	err := s.write.QueryRowContext(ctx,
+	// One statement, committed on its own: no transaction round trips, and
+	// on PostgreSQL no wait for the flush (tally).
+	err := s.tally.QueryRowContext(ctx,
 		`INSERT INTO trigger_hits (trigger_id, minute, hits) VALUES ($1, $2, 1)
 		 ON CONFLICT (trigger_id, minute) DO UPDATE SET hits = trigger_hits.hits + 1
 		 RETURNING hits`, triggerID, minute).Scan(&n)
@@ -181,14 +182,8 @@ func (s *Store) FireTrigger(ctx context.Context, t Trigger, digest, eventType st
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		// The trigger's row is the one every firing of it writes: update it
-		// last, so concurrent firings wait for each other only at commit.
-		count := func() error {
-			_, err := tx.ExecContext(ctx, `UPDATE triggers SET fire_count = fire_count + 1, last_fired_at = $1 WHERE id = $2`, now, t.ID)
-			return err
-		}
 		if len(hooks) == 0 {
-			return count()
+			return nil
 		}
 		body, err := payload()
 		if err != nil {
@@ -204,7 +199,7 @@ func (s *Store) FireTrigger(ctx context.Context, t Trigger, digest, eventType st
 			}
 			ids = append(ids, id)
 		}
-		return count()
+		return nil
 	})
 	if errors.Is(err, ErrReplayed) {
 		return nil, ErrReplayed
@@ -212,8 +207,22 @@ func (s *Store) FireTrigger(ctx context.Context, t Trigger, digest, eventType st
 	if err != nil {
 		return nil, fmt.Errorf("store: fire trigger: %w", err)
 	}
+	// The firing is counted after the commit, outside the transaction: the
+	// trigger's row is the one every firing of it writes, and inside the
+	// transaction concurrent firings of one trigger would queue on its lock
+	// for each other's commit.
+	if _, err := s.tally.ExecContext(ctx,
+		`UPDATE triggers SET fire_count = fire_count + 1,
+		 last_fired_at = CASE WHEN last_fired_at IS NULL OR last_fired_at < $1 THEN $1 ELSE last_fired_at END WHERE id = $2`,
+		now, t.ID); err != nil {
+		return ids, fmt.Errorf("%w: %v", ErrUncounted, err)
+	}
 	return ids, nil
 }
+
+// ErrUncounted is returned by FireTrigger, with the deliveries it
+// enqueued, when the firing was recorded but its count could not be.
+var ErrUncounted = errors.New("store: the trigger fired but its fire count was not updated")
 
 func containsWord(list, word string) bool {
 	for _, w := range splitList(list) {

@@ -127,6 +127,11 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 			Data: webhook.EventData{TriggerID: t.ID, ConnectionID: t.ConnectionID, ConnectorID: t.ConnectorID, UserID: user,
 				Event: t.Event, Payload: payload}})
 	})
+	if errors.Is(err, store.ErrUncounted) {
+		// The event is stored and its deliveries queued: only a statistic is off.
+		s.Logger.WarnContext(ctx, "a trigger fired but its fire count was not updated", "trigger_id", t.ID, "error", err.Error())
+		err = nil
+	}
 	if errors.Is(err, store.ErrReplayed) {
 		if id != "" {
 			// The provider resent a delivery it already made: acknowledge it,
