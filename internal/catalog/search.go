@@ -74,20 +74,34 @@ func newIndex(docs [][]field) *Index {
 // Search returns the documents that match query, best first, keeping only
 // those accepted by keep (nil keeps all).
 func (idx *Index) Search(query string, keep func(doc int) bool) []Hit {
-	weights := map[string]float64{}
-	for _, term := range terms(query) {
-		weights[term] = 1
+	// The query's terms, then their synonyms (not synonyms of synonyms),
+	// each once and in a fixed order, so that the same query sums the same
+	// floating-point scores in the same order and ranks the same every time.
+	type weighted struct {
+		term string
+		w    float64
 	}
-	for term := range weights {
+	var qterms []weighted
+	seen := map[string]bool{}
+	words := terms(query)
+	for _, term := range words {
+		if !seen[term] {
+			seen[term] = true
+			qterms = append(qterms, weighted{term, 1})
+		}
+	}
+	for _, term := range words {
 		for _, syn := range synonymsOf(term) {
-			if _, ok := weights[syn]; !ok {
-				weights[syn] = weightSynonym
+			if !seen[syn] {
+				seen[syn] = true
+				qterms = append(qterms, weighted{syn, weightSynonym})
 			}
 		}
 	}
 	n := float64(len(idx.docLen))
 	scores := map[int]float64{}
-	for term, qw := range weights {
+	for _, q := range qterms {
+		term, qw := q.term, q.w
 		ps := idx.postings[term]
 		if len(ps) == 0 {
 			continue

@@ -103,3 +103,35 @@ func TestSearch_StemmingSynonymsAndPhrases(t *testing.T) {
 		t.Errorf("terms: %v", got)
 	}
 }
+
+// The same query ranks the same tools in the same order on every ask: no
+// map order may decide which synonyms join the query or how scores sum.
+func TestSearch_SameOrderOnEveryAsk(t *testing.T) {
+	t.Parallel()
+	cat, err := Load(builtin.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ := 0
+	for _, c := range loadEval(t) {
+		first := rankedIDs(cat.SearchTools(c.Query, nil))
+		for range 30 {
+			if again := rankedIDs(cat.SearchTools(c.Query, nil)); !slices.Equal(first, again) {
+				differ++
+				t.Errorf("%q: %v, then %v", c.Query, first, again)
+				break
+			}
+		}
+	}
+	if differ > 0 {
+		t.Errorf("%d queries ranked differently from one ask to the next", differ)
+	}
+}
+
+func rankedIDs(hits []ToolHit) []string {
+	out := make([]string, 0, len(hits))
+	for _, h := range hits {
+		out = append(out, h.Tool.ID)
+	}
+	return out
+}
