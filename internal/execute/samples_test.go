@@ -165,6 +165,18 @@ func unseenFields(schema any, values []any, at string, missing *[]string) {
 			unseenFields(sub, children, at+"/"+name, missing)
 		}
 	}
+	if sub, ok := s["additionalProperties"].(map[string]any); ok {
+		// A map: every value of every object is one of its entries.
+		var entries []any
+		for _, v := range values {
+			if m, ok := v.(map[string]any); ok {
+				for _, e := range m {
+					entries = append(entries, e)
+				}
+			}
+		}
+		unseenFields(sub, entries, at+"/*", missing)
+	}
 	if items, ok := s["items"]; ok {
 		var elems []any
 		lists := 0
