@@ -130,7 +130,9 @@ func (e *Executor) do(ctx context.Context, req *http.Request, con *catalog.Conne
 	}
 	status := 0
 	defer func() {
-		e.metrics.ProviderCall(con, status, time.Since(start))
+		if e.metrics != nil {
+			e.metrics.ProviderCall(con, status, time.Since(start))
+		}
 		if span.IsRecording() {
 			if status > 0 {
 				span.SetAttributes(attribute.Int("http.response.status_code", status))
