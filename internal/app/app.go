@@ -150,7 +150,7 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	case o.TracerProvider != nil:
 		a.Tracer = telemetry.NewTracer(o.TracerProvider)
 	case cfg.Tracing:
-		t, err := telemetry.StartTracing(ctx)
+		t, err := telemetry.StartTracing(ctx, log)
 		if err != nil {
 			return nil, err
 		}

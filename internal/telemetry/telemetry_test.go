@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -156,5 +157,40 @@ func TestTracer_ServerSpanFollowsTheCaller_LogsCarryIDs(t *testing.T) {
 	}
 	if s := exp.GetSpans(); len(s) != 1 || s[0].Parent.SpanID().String() != "00f067aa0ba902b7" {
 		t.Errorf("spans: %+v", s)
+	}
+}
+
+// StartTracing exports over OTLP/HTTP to the endpoint of the standard
+// variable, under service.name "switchboard", and Shutdown flushes.
+func TestStartTracing_ExportsToTheConfiguredEndpoint(t *testing.T) {
+	type export struct {
+		path string
+		body []byte
+	}
+	got := make(chan export, 4)
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- export{r.URL.Path, b}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer collector.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
+	t.Setenv("OTEL_SERVICE_NAME", "")
+	tr, err := StartTracing(context.Background(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, span := tr.Start(context.Background(), "a-span-name")
+	span.End()
+	if err := tr.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case e := <-got:
+		if e.path != "/v1/traces" || !bytes.Contains(e.body, []byte("a-span-name")) || !bytes.Contains(e.body, []byte("switchboard")) {
+			t.Errorf("export to %s: %q", e.path, e.body)
+		}
+	default:
+		t.Fatal("nothing was exported")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime/debug"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
@@ -46,8 +47,10 @@ func NewTracer(tp trace.TracerProvider) *Tracer {
 // batches. The exporter reads the standard OTEL_EXPORTER_OTLP_* variables
 // (endpoint, headers, timeout; http://localhost:4318 by default), the
 // sampler OTEL_TRACES_SAMPLER, and the resource OTEL_SERVICE_NAME and
-// OTEL_RESOURCE_ATTRIBUTES over service.name "switchboard".
-func StartTracing(ctx context.Context) (*Tracer, error) {
+// OTEL_RESOURCE_ATTRIBUTES over service.name "switchboard". Export
+// failures are logged to log at WARN (the SDK would print them to standard
+// error).
+func StartTracing(ctx context.Context, log *slog.Logger) (*Tracer, error) {
 	version := "(devel)"
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		version = bi.Main.Version
@@ -62,6 +65,10 @@ func StartTracing(ctx context.Context) (*Tracer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: trace resource: %w", err)
 	}
+	// The SDK reports export failures through one process-wide handler.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		log.Warn("tracing: could not export spans", "error", err.Error())
+	}))
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	return &Tracer{tracer: tp.Tracer(TracerName), shutdown: tp.Shutdown}, nil
 }
