@@ -404,10 +404,14 @@ func TestTraces_Off_NoSpanNoHeader(t *testing.T) {
 
 // TestReady_DatabaseAndMigrations: /ready is 200 on a migrated database,
 // 503 "migrations pending" when one is missing, 503 "unreachable" when
-// the database is closed; /health does not look at migrations.
+// the database is closed; /health does not look at migrations. On SQLite
+// and on PostgreSQL.
 func TestReady_DatabaseAndMigrations(t *testing.T) {
 	t.Parallel()
-	f := setup(t)
+	onBothDatabases(t, readyScenario)
+}
+
+func readyScenario(t *testing.T, f *fixture) {
 	check := func(path string, status int, want string) {
 		t.Helper()
 		r := f.do(f.h, "GET", path, "", "")
@@ -421,7 +425,7 @@ func TestReady_DatabaseAndMigrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := states[len(states)-1].Version
-	// The first pool writes (SQLite's writer).
+	// The first pool writes (SQLite's writer, PostgreSQL's main pool).
 	if _, err := f.store.Pools()[0].DB.ExecContext(context.Background(), `DELETE FROM schema_migrations WHERE version = $1`, last); err != nil {
 		t.Fatal(err)
 	}
