@@ -214,9 +214,12 @@ func (c *Config) Resolve(extra []string) error {
 	basePort := addrPort("addr", c.Addr, false)
 	mcpPort := addrPort("mcp addr", c.MCPAddr, false)
 	addrPort("assets addr", c.AssetsAddr, true)
-	addrPort("metrics addr", c.MetricsAddr, true)
+	metricsPort := addrPort("metrics addr", c.MetricsAddr, true)
 	if c.Addr == c.MCPAddr && basePort != "" && basePort != "0" {
 		problems = append(problems, "addr and mcp addr must differ: the MCP host has a listener of its own")
+	}
+	if (c.MetricsAddr == c.Addr || c.MetricsAddr == c.MCPAddr) && metricsPort != "" && metricsPort != "0" {
+		problems = append(problems, "metrics addr must differ from addr and mcp addr: the metrics have a private listener of their own")
 	}
 
 	if c.BaseURL == "" && basePort != "" {

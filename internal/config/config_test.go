@@ -176,7 +176,8 @@ func TestTelemetrySettings(t *testing.T) {
 	if cfg, err := load(t, nil, "--otel"); err != nil || !cfg.Tracing {
 		t.Errorf("--otel: %v tracing %v", err, cfg.Tracing)
 	}
-	for _, bad := range []map[string]string{{"SWITCHBOARD_OTEL": "yes"}, {"SWITCHBOARD_METRICS_ADDR": "9090"}} {
+	for _, bad := range []map[string]string{{"SWITCHBOARD_OTEL": "yes"}, {"SWITCHBOARD_METRICS_ADDR": "9090"},
+		{"SWITCHBOARD_METRICS_ADDR": "127.0.0.1:8080"}, {"SWITCHBOARD_METRICS_ADDR": "127.0.0.1:8081"}} {
 		if _, err := load(t, bad); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

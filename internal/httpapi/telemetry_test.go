@@ -2,11 +2,13 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,7 +20,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/trigger"
+	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
 
 // obsProvider is a fake provider for the telemetry tests: an OAuth token
@@ -434,4 +438,50 @@ func readyScenario(t *testing.T, f *fixture) {
 	f.store.Close()
 	check("/ready", 503, `{"data":{"database":"unreachable","status":"unavailable"}}`)
 	check("/health", 503, `{"data":{"database":"unreachable","status":"unavailable"}}`)
+}
+
+// TestMetrics_ProjectConnectors_FoldedIntoCustom: a project's own
+// connector (an imported OpenAPI document, ids chosen by the project) is
+// counted as connector and tool "custom", so its ids never become labels.
+func TestMetrics_ProjectConnectors_FoldedIntoCustom(t *testing.T) {
+	t.Parallel()
+	f, _ := observedFixture(t, FixtureApp{Metrics: true})
+	ctx := context.Background()
+	data, err := os.ReadFile("../upstream/testdata/notes-31.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	con, _, err := upstream.ImportOpenAPI(ctx, data, upstream.ImportOptions{ID: "notes", BaseURL: "https://" + f.providerHost + "/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, _ := json.Marshal(con)
+	if err := f.store.PutProjectConnector(ctx, store.ProjectConnector{ProjectID: f.project.ID, ConnectorID: "notes",
+		Origin: catalog.OriginOpenAPI, Definition: def}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _, raw := f.json("POST", "/v1/connections", `{"connectorId":"notes","userId":"u1","credential":{"type":"api_key","apiKey":"delta-secret-key"}}`); st != 200 {
+		t.Fatalf("connect: %s", raw)
+	}
+	if st, _, raw := f.json("POST", "/v1/tools/execute", `{"toolId":"notes_list_notes","userId":"u1","input":{"q":"x"}}`); st != 200 {
+		t.Fatalf("execute: %d %s", st, raw)
+	}
+	if st, _, raw := f.json("POST", "/v1/tools/execute", `{"toolId":"notes_list_notes","userId":"u1","input":{"limit":500}}`); st != 400 {
+		t.Fatalf("invalid input: %d %s", st, raw)
+	}
+	got := f.scrape(t)
+	for series, v := range map[string]float64{
+		`switchboard_tool_calls_total{connector="custom",outcome="ok",tool="custom"}`:                1,
+		`switchboard_tool_calls_total{connector="custom",outcome="VALIDATION_ERROR",tool="custom"}`:  1,
+		`switchboard_provider_request_duration_seconds_count{connector="custom",status_class="2xx"}`: 1,
+	} {
+		if got[series] != v {
+			t.Errorf("%s = %v, want %v", series, got[series], v)
+		}
+	}
+	for series := range got {
+		if strings.Contains(series, "notes") {
+			t.Errorf("a project's id became a label: %s", series)
+		}
+	}
 }
