@@ -278,6 +278,15 @@ func TestBuiltInTools_EachRunsAgainstAFake(t *testing.T) {
 				t.Errorf("%s: excluded by auth method %s, but %v (%d requests)", tool.ID, pickMethod(con).ID, err, len(e.fake.requests)-before)
 			}
 			refused++
+			// Its answer is still held to its schema, read as the executor
+			// would read it (grant_test.go runs it with its own method).
+			if sample != nil && len(tool.OutputSchema) > 0 {
+				if err := checkOutput(tool, sampleResult(tool, sample)); err != nil {
+					t.Errorf("%s: %v", tool.ID, err)
+				} else {
+					checked++
+				}
+			}
 			continue
 		}
 		if err != nil {

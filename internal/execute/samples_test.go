@@ -193,3 +193,13 @@ func unseenFields(schema any, values []any, at string, missing *[]string) {
 		unseenFields(items, elems, at+"/items", missing)
 	}
 }
+
+// sampleResult is what the executor makes of a sample answer, for a tool
+// this test cannot run with its auth method.
+func sampleResult(tool *catalog.Tool, s *sampleResponse) any {
+	r, err := toolResult(tool, &response{Status: s.status(), ContentType: s.ContentType, Body: s.raw})
+	if err != nil {
+		return err.Error()
+	}
+	return r
+}
