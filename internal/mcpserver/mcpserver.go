@@ -31,6 +31,9 @@ import (
 // Version is reported to MCP clients.
 const Version = "1.0.0"
 
+// implementation is how the server names itself to clients.
+var implementation = &mcp.Implementation{Name: "switchboard", Version: Version}
+
 // maxCached bounds the cache of built servers.
 const maxCached = 1024
 
@@ -222,7 +225,7 @@ func (s *Server) build(t target) (*cached, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: Version}, &mcp.ServerOptions{PageSize: len(defs) + 1})
+	srv := mcp.NewServer(implementation, &mcp.ServerOptions{PageSize: len(defs) + 1})
 	tools := make([]*mcp.Tool, 0, len(defs))
 	names := make(map[string]bool, len(defs))
 	for _, d := range defs {
