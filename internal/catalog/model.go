@@ -395,6 +395,10 @@ type Request struct {
 	// Response is the dotted path of the part of the response to return
 	// (data.issues.nodes); empty returns the whole body.
 	Response string `yaml:"response" json:"response,omitempty"`
+	// Omit lists dotted paths of fields removed from the answer before
+	// anything else reads it: credentials a provider sends back (Twilio's
+	// account auth_token). Through a list, the field goes from every element.
+	Omit []string `yaml:"omit" json:"omit,omitempty"`
 }
 
 // Trigger is one provider event a connection can subscribe to.

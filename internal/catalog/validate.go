@@ -347,6 +347,11 @@ func (v *validator) request(p string, r *Request, props map[string]json.RawMessa
 	if !strings.HasPrefix(r.Path, "/") {
 		v.add(p+".path", "%q must start with /", r.Path)
 	}
+	for i, o := range r.Omit {
+		if o == "" || strings.HasPrefix(o, ".") || strings.HasSuffix(o, ".") || strings.Contains(o, "..") {
+			v.add(fmt.Sprintf("%s.omit[%d]", p, i), "%q is not a dotted path of a field", o)
+		}
+	}
 	used := map[string]string{}
 	use := func(field, where string) {
 		if _, ok := props[field]; !ok {

@@ -300,6 +300,19 @@ func TestBuiltInTools_EachRunsAgainstAFake(t *testing.T) {
 		ran++
 		checkRequest(t, tool, input, cred, e.fake.last())
 		if sample != nil {
+			// No credential a provider sends back reaches the model.
+			var raw any
+			b, _ := json.Marshal(result)
+			_ = json.Unmarshal(b, &raw)
+			var secrets []string
+			var allowed map[string]bool
+			if strings.HasPrefix(tool.ID, "zoom_") && strings.HasSuffix(tool.ID, "_meeting") {
+				allowed = meetingPasscodes
+			}
+			secretKeys(raw, "", allowed, &secrets)
+			if len(secrets) > 0 {
+				t.Errorf("%s: the result carries secrets at %v; list them in request.omit", tool.ID, secrets)
+			}
 			if len(tool.OutputSchema) == 0 {
 				t.Errorf("%s: has a sample response but no outputSchema", tool.ID)
 			} else if err := checkOutput(tool, result); err != nil {

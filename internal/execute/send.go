@@ -188,11 +188,16 @@ func truncate(b []byte, n int) string {
 // toolResult decodes a successful answer and selects the part the tool's
 // definition names.
 func toolResult(tool *catalog.Tool, r *response) (any, error) {
-	if tool.Request != nil && tool.Request.Response == "" && tool.Request.GraphQL == "" && json.Valid(r.Body) {
+	if tool.Request != nil && tool.Request.Response == "" && tool.Request.GraphQL == "" && len(tool.Request.Omit) == 0 && json.Valid(r.Body) {
 		// Nothing to select: the provider's JSON passes through undecoded.
 		return json.RawMessage(r.Body), nil
 	}
 	v := decodeBody(r)
+	if tool.Request != nil {
+		for _, p := range tool.Request.Omit {
+			catalog.DeletePath(v, p)
+		}
+	}
 	if tool.Request != nil && tool.Request.GraphQL != "" {
 		if m, ok := v.(map[string]any); ok {
 			if errs, ok := m["errors"]; ok && m["data"] == nil {
