@@ -235,8 +235,19 @@ type OAuth2 struct {
 	// TokenAuthStyle is "header" (HTTP basic) or "body" (client id and
 	// secret as form fields) for the token endpoint.
 	TokenAuthStyle string `yaml:"tokenAuthStyle" json:"tokenAuthStyle"`
+	// TokenBodyType is how the token request's fields are sent: "form"
+	// (application/x-www-form-urlencoded, RFC 6749; the default) or "json"
+	// (a JSON object: Square, Zendesk).
+	TokenBodyType string `yaml:"tokenBodyType" json:"tokenBodyType,omitempty"`
+	// TokenScope sends the scopes the sign-in asked for as the scope field
+	// of the code exchange too (Zendesk requires it there).
+	TokenScope bool `yaml:"tokenScope" json:"tokenScope,omitempty"`
 	// Refresh says whether access tokens expire and are refreshed.
 	Refresh bool `yaml:"refresh" json:"refresh"`
+	// RefreshURL is where a refresh token is traded, when the provider
+	// names another URL than TokenURL for it (Figma); it may take
+	// {connection field} placeholders like TokenURL.
+	RefreshURL string `yaml:"refreshUrl" json:"refreshUrl,omitempty"`
 	// AuthorizeParams are extra authorize URL parameters (access_type=offline).
 	AuthorizeParams map[string]string `yaml:"authorizeParams" json:"authorizeParams,omitempty"`
 	// IncrementalParams are added to the authorize URL of a sign-in that

@@ -199,6 +199,7 @@ func (v *validator) authMethod(p string, m *AuthMethod, fields map[string]bool) 
 			v.baseURL(p+".oauth2.authorizeUrl", m.OAuth2.AuthorizeURL, fields, false)
 		}
 		v.baseURL(p+".oauth2.tokenUrl", m.OAuth2.TokenURL, fields, false)
+		v.tokenRequest(p, m, fields)
 		switch m.OAuth2.TokenAuthStyle {
 		case "":
 			m.OAuth2.TokenAuthStyle = "header"
@@ -209,8 +210,8 @@ func (v *validator) authMethod(p string, m *AuthMethod, fields map[string]bool) 
 		if m.OAuth2.Placement != nil {
 			v.placement(p+".oauth2.placement", m.OAuth2.Placement)
 		}
-		if m.Type == AuthOAuth2 && (Templated(m.OAuth2.AuthorizeURL) || Templated(m.OAuth2.TokenURL)) && len(m.OAuth2.AllowedHosts) == 0 {
-			v.add(p+".oauth2.allowedHosts", "is required when the authorize or token URL has a placeholder: the client secret goes to the host the user types")
+		if m.Type == AuthOAuth2 && (Templated(m.OAuth2.AuthorizeURL) || Templated(m.OAuth2.TokenURL) || Templated(m.OAuth2.RefreshURL)) && len(m.OAuth2.AllowedHosts) == 0 {
+			v.add(p+".oauth2.allowedHosts", "is required when the authorize, token or refresh URL has a placeholder: the client secret goes to the host the user types")
 		}
 		for i, h := range m.OAuth2.AllowedHosts {
 			if !ValidHostPattern(h) {

@@ -277,6 +277,20 @@ func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog
 		return conn, cred, nil, err
 	}
 	fieldDefaults(con, &cred)
+	m := method(con, cred)
+	switch {
+	case m == nil:
+	case cred.Type == catalog.AuthOAuth2:
+		// An expired token is refreshed before the request is built: the
+		// refresh answer may move the account's host (Pipedrive's
+		// api_domain), and the request must go where it now says.
+		cred = e.fresh.newer(conn, cred)
+		if needsRefresh(cred, e.now()) {
+			if cred, err = e.refreshToken(ctx, conn, cred, con, m, false); err != nil {
+				return conn, cred, nil, err
+			}
+		}
+	}
 	// A refresh or a client credentials token may have narrowed the
 	// granted scopes without touching the resolution cache.
 	if cred.Type == catalog.AuthOAuth2 || cred.Type == catalog.AuthOAuth2ClientCredentials {
@@ -285,7 +299,7 @@ func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog
 	// An auth method may serve its accounts on a base URL of its own
 	// (Atlassian OAuth apps call api.atlassian.com with a cloud id).
 	tmpl := con.API.BaseURL
-	if m := method(con, cred); m != nil {
+	if m != nil {
 		tmpl = con.BaseURLFor(m.ID)
 		if cred, err = e.fieldsFromGrant(ctx, conn, cred, con, m); err != nil {
 			return conn, cred, nil, err
