@@ -290,10 +290,17 @@ func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog
 				return conn, cred, nil, err
 			}
 		}
+	case cred.Type == catalog.AuthServiceAccount:
+		// The token is needed for the call anyway; getting it now records
+		// the scopes it grants before the scope check.
+		if _, err := e.grantToken(ctx, conn, cred, m); err != nil {
+			return conn, cred, nil, err
+		}
 	}
-	// A refresh or a client credentials token may have narrowed the
-	// granted scopes without touching the resolution cache.
-	if cred.Type == catalog.AuthOAuth2 || cred.Type == catalog.AuthOAuth2ClientCredentials {
+	// A refresh, a client credentials or a service account token may have
+	// narrowed the granted scopes without touching the resolution cache.
+	switch cred.Type {
+	case catalog.AuthOAuth2, catalog.AuthOAuth2ClientCredentials, catalog.AuthServiceAccount:
 		conn.Scopes = e.granted.of(conn)
 	}
 	// An auth method may serve its accounts on a base URL of its own
