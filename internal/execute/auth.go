@@ -433,7 +433,8 @@ func (e *Executor) clientCredentialsToken(ctx context.Context, conn store.Connec
 	v, err, _ := e.refresh.Do("cc:"+key, func() (any, error) {
 		conf := &clientcredentials.Config{ClientID: cred.ClientID, ClientSecret: cred.ClientSecret, TokenURL: tokenURL,
 			Scopes: scopes, EndpointParams: params, AuthStyle: authStyle(m.OAuth2.TokenAuthStyle)}
-		tok, err := conf.Token(context.WithValue(ctx, oauth2.HTTPClient, e.clientFor(conn.ConnectorID, strings.HasPrefix(tokenURL, "http:"))))
+		tok, err := conf.Token(context.WithValue(ctx, oauth2.HTTPClient,
+			account.TokenClient(e.clientFor(conn.ConnectorID, strings.HasPrefix(tokenURL, "http:")), m.OAuth2)))
 		if err != nil {
 			var re *oauth2.RetrieveError
 			if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < 500 {
