@@ -106,6 +106,16 @@ func (c *Connector) AuthMethod(id string) *AuthMethod {
 	return nil
 }
 
+// Field returns the connection field named name, or nil.
+func (c *Connector) Field(name string) *ConnectionField {
+	for i := range c.ConnectionFields {
+		if c.ConnectionFields[i].Name == name {
+			return &c.ConnectionFields[i]
+		}
+	}
+	return nil
+}
+
 // Origins of a project's own connectors.
 const (
 	OriginMCP     = "mcp"
@@ -373,7 +383,15 @@ type Tool struct {
 
 	connector *Connector
 	input     *jsonschema.Schema
+	// pathFields are the request path's placeholders that name a
+	// connection field, not an input property (set by the loader).
+	pathFields []string
 }
+
+// PathFields are the placeholders of the tool's request path that name a
+// connection field rather than an input property: the account fills them
+// (Twilio's {accountSid}).
+func (t *Tool) PathFields() []string { return t.pathFields }
 
 // Request maps a tool's input to an HTTP request.
 type Request struct {

@@ -335,13 +335,15 @@ func (v *validator) tool(p string, c *Connector, t *Tool) {
 	}
 	switch {
 	case t.Request != nil:
-		v.request(p+".request", t.Request, props, required)
+		v.request(p+".request", t, props, required, c)
 	case t.Handler == "" && !c.MCP():
 		v.add(p, "needs a request mapping or a handler")
 	}
 }
 
-func (v *validator) request(p string, r *Request, props map[string]json.RawMessage, required []string) {
+func (v *validator) request(p string, t *Tool, props map[string]json.RawMessage, required []string, c *Connector) {
+	r := t.Request
+	t.pathFields = nil
 	if !slices.Contains(methods, r.Method) {
 		v.add(p+".method", "%q must be one of %s", r.Method, strings.Join(methods, ", "))
 	}
@@ -359,6 +361,11 @@ func (v *validator) request(p string, r *Request, props map[string]json.RawMessa
 		used[field] = where
 	}
 	for _, m := range placeholderRegex.FindAllStringSubmatch(r.Path, -1) {
+		if _, input := props[m[1]]; !input && c.Field(m[1]) != nil {
+			// Filled from the account (Twilio's Account SID).
+			t.pathFields = append(t.pathFields, m[1])
+			continue
+		}
 		use(m[1], "path")
 		if !slices.Contains(required, m[1]) {
 			v.add(p+".path", "path parameter %q must be required in the input schema", m[1])

@@ -160,6 +160,9 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err := checkMethodTool(tool, con, conn, cred); err != nil {
 		return nil, err
 	}
+	if input, err = withPathFields(con, tool, input, cred.Connection); err != nil {
+		return nil, err
+	}
 	var out *outgoing
 	if tool.Handler != "" {
 		h, ok := e.handlers[tool.Handler]

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -230,5 +232,46 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 				runRefresh(t, f, fake, c)
 			})
 		}
+	}
+}
+
+// TestConnect_TwilioAsksForTheAccountSid: Twilio's tools name the account
+// in their paths, and an API key's SID is not the Account SID, so the page
+// asks for it beside the basic credential, with its pattern; a value in
+// another form is refused and nothing is stored.
+func TestConnect_TwilioAsksForTheAccountSid(t *testing.T) {
+	t.Parallel()
+	fake := newSignInFake(t)
+	f := setupWith(t, sqliteDB, signInCatalog(t, fake, "twilio"), fake.srv)
+	token := f.link(t, `{"userId":"ann","connectors":["twilio"]}`)
+	_, m, raw := f.page("GET", "/api/connect/"+token, "")
+	var fields []any
+	cfgID := ""
+	for _, c := range dataOf(m)["connectors"].([]any) {
+		for _, ac := range c.(map[string]any)["authConfigs"].([]any) {
+			ac := ac.(map[string]any)
+			fields, cfgID = ac["fields"].([]any), ac["id"].(string)
+		}
+	}
+	var names []string
+	var sid map[string]any
+	for _, fl := range fields {
+		fl := fl.(map[string]any)
+		names = append(names, fl["name"].(string))
+		if fl["name"] == "accountSid" {
+			sid = fl
+		}
+	}
+	if strings.Join(names, ",") != "username,password,accountSid" || sid == nil || sid["pattern"] != "AC[0-9a-fA-F]{32}" || sid["optional"] == true {
+		t.Fatalf("fields %v, accountSid %v (view %s)", names, sid, raw)
+	}
+	r := f.do(f.h, "POST", "/api/connect/"+token+"/accounts", "",
+		`{"authConfigId":"`+cfgID+`","fields":{"username":"SK0123456789abcdef0123456789abcdef","password":"s","accountSid":"SK0123456789abcdef0123456789abcdef"}}`,
+		"Content-Type", "application/json")
+	if r.status != 400 || !strings.Contains(string(r.body), "accountSid") {
+		t.Fatalf("an API key SID as the Account SID: %d %s", r.status, r.body)
+	}
+	if conns, _ := f.store.ListConnections(context.Background(), f.project.ID, "ann"); len(conns) != 0 {
+		t.Fatalf("%d accounts stored", len(conns))
 	}
 }
