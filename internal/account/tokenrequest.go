@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
 
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 )
@@ -65,4 +68,20 @@ func (j jsonTokenBody) RoundTrip(req *http.Request) (*http.Response, error) {
 	out.Header.Set("Content-Type", "application/json")
 	out.Header.Set("Accept", "application/json")
 	return j.next.RoundTrip(out)
+}
+
+// TokenExpiry is when a token answer's access token expires: x/oauth2's
+// reading of expires_in, else an expires_at time (Square answers with the
+// moment, RFC 3339, instead of a lifetime); zero when the answer names
+// neither.
+func TokenExpiry(tok *oauth2.Token) time.Time {
+	if !tok.Expiry.IsZero() {
+		return tok.Expiry
+	}
+	if s, ok := tok.Extra("expires_at").(string); ok {
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
 }

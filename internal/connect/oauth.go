@@ -289,8 +289,8 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 	if tok.RefreshToken != "" {
 		cred["refreshToken"] = tok.RefreshToken
 	}
-	if !tok.Expiry.IsZero() {
-		cred["expiresAt"] = tok.Expiry
+	if exp := account.TokenExpiry(tok); !exp.IsZero() {
+		cred["expiresAt"] = exp
 	}
 	for k, v := range st.Fields {
 		cred[k] = v

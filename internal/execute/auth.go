@@ -317,7 +317,7 @@ func (e *Executor) refreshCredential(ctx context.Context, conn store.Connection,
 	if tok.RefreshToken != "" {
 		cred.RefreshToken = tok.RefreshToken
 	}
-	cred.Expiry = tok.Expiry
+	cred.Expiry = account.TokenExpiry(tok)
 	if tok.TokenType != "" {
 		cred.TokenType = tok.TokenType
 	}

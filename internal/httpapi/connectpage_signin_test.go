@@ -230,6 +230,16 @@ func (f *signInFake) token(w http.ResponseWriter, r *http.Request, spec tokenSpe
 		extra = `,"instance_url":"` + f.instanceURL + `"`
 		f.mu.Unlock()
 	}
+	if spec.who == "square" {
+		// Square names the expiry as a time (expires_at), not a lifetime.
+		lifetime := time.Hour
+		if form.Get("grant_type") == "refresh_token" {
+			lifetime = 24 * time.Hour
+		}
+		_, _ = io.WriteString(w, `{"access_token":"`+access+`","token_type":"bearer","expires_at":"`+
+			time.Now().Add(lifetime).UTC().Format(time.RFC3339)+`","merchant_id":"ML1","refresh_token":"rt","short_lived":false}`)
+		return
+	}
 	if spec.lasting {
 		_, _ = io.WriteString(w, `{"access_token":"`+access+`","token_type":"Bearer"`+extra+`}`)
 		return
