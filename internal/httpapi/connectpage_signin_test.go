@@ -346,7 +346,8 @@ type signInCase struct {
 // OAuth flow through a connect link against a fake provider: the
 // authorize URL (scopes, PKCE, extra parameters), the token exchange, the
 // call that names the account's site or tenant, the fields the account
-// stores, and the first tool call on the right host and path.
+// stores, and the first tool call on the right host and path; for
+// Pipedrive also a refresh whose answer moves the account's API host.
 func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 	t.Parallel()
 	fake := newSignInFake(t)
