@@ -350,7 +350,16 @@ func checkRequest(t *testing.T, tool *catalog.Tool, input map[string]any, cred m
 		}
 	}
 	if tool.Handler == "" || tool.Handler != "google_drive_upload_file" {
-		wantPath := strings.TrimRight(base.EscapedPath(), "/") + escapedPath(r.Path, input)
+		// A path placeholder that names a connection field (Twilio's
+		// {accountSid}) takes the account's value.
+		pathInput := map[string]any{}
+		for k, v := range input {
+			pathInput[k] = v
+		}
+		for _, name := range tool.PathFields() {
+			pathInput[name] = fields[name]
+		}
+		wantPath := strings.TrimRight(base.EscapedPath(), "/") + escapedPath(r.Path, pathInput)
 		if got.Path != wantPath {
 			t.Errorf("%s: path %s, want %s", tool.ID, got.Path, wantPath)
 		}

@@ -160,6 +160,9 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err := checkMethodTool(tool, con, conn, cred); err != nil {
 		return nil, err
 	}
+	if input, err = withPathFields(con, tool, input, cred.Connection); err != nil {
+		return nil, err
+	}
 	var out *outgoing
 	if tool.Handler != "" {
 		h, ok := e.handlers[tool.Handler]
@@ -277,15 +280,36 @@ func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog
 		return conn, cred, nil, err
 	}
 	fieldDefaults(con, &cred)
-	// A refresh or a client credentials token may have narrowed the
-	// granted scopes without touching the resolution cache.
-	if cred.Type == catalog.AuthOAuth2 || cred.Type == catalog.AuthOAuth2ClientCredentials {
+	m := method(con, cred)
+	switch {
+	case m == nil:
+	case cred.Type == catalog.AuthOAuth2:
+		// An expired token is refreshed before the request is built: the
+		// refresh answer may move the account's host (Pipedrive's
+		// api_domain), and the request must go where it now says.
+		cred = e.fresh.newer(conn, cred)
+		if needsRefresh(cred, e.now()) {
+			if cred, err = e.refreshToken(ctx, conn, cred, con, m, false); err != nil {
+				return conn, cred, nil, err
+			}
+		}
+	case cred.Type == catalog.AuthServiceAccount:
+		// The token is needed for the call anyway; getting it now records
+		// the scopes it grants before the scope check.
+		if _, err := e.grantToken(ctx, conn, cred, m); err != nil {
+			return conn, cred, nil, err
+		}
+	}
+	// A refresh, a client credentials or a service account token may have
+	// narrowed the granted scopes without touching the resolution cache.
+	switch cred.Type {
+	case catalog.AuthOAuth2, catalog.AuthOAuth2ClientCredentials, catalog.AuthServiceAccount:
 		conn.Scopes = e.granted.of(conn)
 	}
 	// An auth method may serve its accounts on a base URL of its own
 	// (Atlassian OAuth apps call api.atlassian.com with a cloud id).
 	tmpl := con.API.BaseURL
-	if m := method(con, cred); m != nil {
+	if m != nil {
 		tmpl = con.BaseURLFor(m.ID)
 		if cred, err = e.fieldsFromGrant(ctx, conn, cred, con, m); err != nil {
 			return conn, cred, nil, err

@@ -3,6 +3,7 @@ package execute
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -91,6 +92,28 @@ func baseURL(conID, tmpl string, fields map[string]string) (*url.URL, error) {
 
 func missingField(conID, field string) error {
 	return apierr.New(apierr.ExecutionError, "the %s account has no %s; reconnect it with that field", conID, field)
+}
+
+// withPathFields returns input with the tool's path placeholders that name
+// connection fields (Twilio's {accountSid}) set from the account's
+// fields; input itself is not modified. A field the account lacks, or whose
+// value does not fit its pattern, is an error: the call would go to
+// another path.
+func withPathFields(con *catalog.Connector, tool *catalog.Tool, input map[string]any, fields map[string]string) (map[string]any, error) {
+	names := tool.PathFields()
+	if len(names) == 0 {
+		return input, nil
+	}
+	out := make(map[string]any, len(input)+len(names))
+	maps.Copy(out, input)
+	for _, n := range names {
+		v := fields[n]
+		if f := con.Field(n); v == "" || f == nil || !f.Matches(v) {
+			return nil, missingField(con.ID, n)
+		}
+		out[n] = v
+	}
+	return out, nil
 }
 
 // fieldHeaders sets the connector's headers that take connection fields
