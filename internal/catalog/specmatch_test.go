@@ -51,14 +51,15 @@ func TestBuiltInTools_MatchProviderSpecs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var exceptions map[string]string
+	var all map[string]string
 	raw, err := builtin.FS.ReadFile("spec-exceptions.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal(raw, &exceptions); err != nil {
+	if err := yaml.Unmarshal(raw, &all); err != nil {
 		t.Fatalf("spec-exceptions.yaml: %v", err)
 	}
+	exceptions, outputExceptions := SplitSpecExceptions(all)
 
 	result, err := CheckSpecs(shared, t.TempDir(), "", cat.SpecMatchTools())
 	if err != nil {
@@ -83,6 +84,12 @@ func TestBuiltInTools_MatchProviderSpecs(t *testing.T) {
 	for id := range exceptions {
 		if _, ok := cat.Tool(id); !ok {
 			t.Errorf("spec-exceptions.yaml lists %s, which is not a tool", id)
+		}
+	}
+	for key := range outputExceptions {
+		id, field, _ := strings.Cut(key, ":")
+		if _, ok := cat.Tool(id); !ok || field == "" {
+			t.Errorf("spec-exceptions.yaml lists the output field %q, but %s is not a tool or no field is named", key, id)
 		}
 	}
 	t.Logf("tools verified per provider: %v", perProvider)

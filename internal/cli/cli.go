@@ -75,7 +75,8 @@ Usage:
   switchboard admin connectors list --project ID | remove --project ID CONNECTOR_ID   (a project's own connectors)
   switchboard admin rekey [--batch N]        reseal every stored secret under the primary key
   switchboard catalog export [--format catalog|spec-match]
-  switchboard catalog check [--dir catalog] [--only IDS] [--shared ../shared]
+  switchboard catalog check [--dir catalog] [--only IDS] [--shared ../shared] [--index FILE] [--verbose]
+      validate the catalog; hold each tool's request and outputSchema to the provider's official spec
   switchboard health [--url URL] [--timeout 5s]   exit 0 if GET /health answers ok (container health checks)
   switchboard version
 
