@@ -93,4 +93,33 @@ func TestBuiltInTools_MatchProviderSpecs(t *testing.T) {
 		}
 	}
 	t.Logf("tools verified per provider: %v", perProvider)
+
+	// Every outputSchema field is one the provider's response schema has,
+	// of a type it allows, unless spec-exceptions.yaml says why not.
+	checks, err := CheckOutputs(filepath.Join(shared, "provider-specs"), result.Verdicts, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	checked := 0
+	for _, c := range checks {
+		if c.Skipped != "" {
+			continue
+		}
+		checked++
+		for _, f := range c.Findings() {
+			key := f.ExceptionKey(c.Tool)
+			if _, ok := outputExceptions[key]; ok {
+				used[key] = true
+				continue
+			}
+			t.Errorf("%s: outputSchema field %s %s", c.Tool, f.Field, f.Problem)
+		}
+	}
+	for key := range outputExceptions {
+		if !used[key] {
+			t.Errorf("spec-exceptions.yaml excepts the output field %q, which the response check no longer reports", key)
+		}
+	}
+	t.Logf("outputSchemas checked against the providers' response schemas: %d", checked)
 }
