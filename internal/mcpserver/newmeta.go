@@ -27,7 +27,11 @@ const (
 // member into (its clientCapabilitiesV2).
 type clientCapabilities struct {
 	mcp.ClientCapabilities
-	Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+	// Roots is the SDK's RootCapabilities (deprecated since 2026-07-28,
+	// still read), spelled out.
+	Roots *struct {
+		ListChanged bool `json:"listChanged,omitempty"`
+	} `json:"roots,omitempty"`
 }
 
 // Member names the go-sdk knows in the capabilities and client info.
