@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -114,6 +115,10 @@ type Call struct {
 	// session call, which normalizes it), numbers as json.Number; it is
 	// validated as it is and Input is not read.
 	Decoded map[string]any
+	// Record, when set, is the call's execution log entry: Execute fills
+	// in the connector, tool, account and the provider's status and time.
+	// The caller sets the outcome and adds it to the log.
+	Record *execlog.Entry
 }
 
 // Execute runs one tool for one user of t's project and returns the
@@ -126,6 +131,10 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	tool, ok := t.Catalog.Tool(c.ToolID)
 	if !ok {
 		return nil, apierr.New(apierr.ToolNotFound, "no tool %q; GET /v1/tools lists them", c.ToolID)
+	}
+	con := tool.Connector()
+	if c.Record != nil {
+		c.Record.Tool, c.Record.ConnectorID = tool.ID, con.ID
 	}
 	disabled, err := e.store.ToolDisabled(ctx, t.ProjectID, t.ToolsVersion, tool.ID)
 	if err != nil {
@@ -143,7 +152,6 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err != nil {
 		return nil, err
 	}
-	con := tool.Connector()
 	if con.MCP() {
 		return e.callMCP(ctx, t, c, tool, input)
 	}
@@ -154,6 +162,7 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err != nil {
 		return nil, err
 	}
+	noteAccount(c.Record, conn.ID, cred)
 	if err := checkScopes(tool, conn, cred); err != nil {
 		return nil, err
 	}
@@ -173,7 +182,9 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err != nil {
 		return nil, err
 	}
+	out.keepSecrets = c.Record != nil && c.Record.Payloads
 	resp, err := e.send(ctx, out, conn, cred, con)
+	noteProvider(c.Record, out)
 	if err != nil {
 		return nil, err
 	}
@@ -293,4 +304,29 @@ func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog
 	}
 	base, err := baseURL(con.ID, tmpl, cred.Connection)
 	return conn, cred, base, err
+}
+
+// noteAccount records the account a call runs with in its log entry, and,
+// when the entry keeps payloads, the credential's values, which its stored
+// payloads must never show.
+func noteAccount(rec *execlog.Entry, connectionID string, cred account.Credential) {
+	if rec == nil {
+		return
+	}
+	rec.ConnectionID = connectionID
+	if rec.Payloads {
+		rec.AddSecrets(cred.Secrets()...)
+	}
+}
+
+// noteProvider copies what the provider requests of out took and answered
+// into the call's log entry.
+func noteProvider(rec *execlog.Entry, out *outgoing) {
+	if rec == nil {
+		return
+	}
+	rec.ProviderCall(out.status, out.took)
+	if len(out.secrets) > 0 {
+		rec.AddSecrets(out.secrets...)
+	}
 }

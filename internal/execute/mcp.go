@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,8 +34,14 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	}
 	k := mcpKey{con: con, connID: conn.ID, revision: conn.Revision}
 	params := &mcp.CallToolParams{Name: tool.UpstreamName, Arguments: input}
+	if c.Record != nil {
+		c.Record.ConnectionID = conn.ID
+	}
+	// The provider's part is the MCP server's time, connecting included.
+	start := time.Now()
 	cs, reused, done, err := e.mcpSession(ctx, t.ProjectID, conn, k, true)
 	if err != nil {
+		c.Record.ProviderCall(0, time.Since(start))
 		return nil, err
 	}
 	res, err := cs.CallTool(ctx, params)
@@ -42,10 +49,12 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 		// The server ended the pooled session before the call reached it.
 		done(true)
 		if cs, _, done, err = e.mcpSession(ctx, t.ProjectID, conn, k, false); err != nil {
+			c.Record.ProviderCall(0, time.Since(start))
 			return nil, err
 		}
 		res, err = cs.CallTool(ctx, params)
 	}
+	c.Record.ProviderCall(0, time.Since(start))
 	done(err != nil)
 	if cause, _ := reachCause(err); err != nil && cause != causeUnknown {
 		return nil, e.unreachable(ctx, err, "MCP server", "MCP server "+con.ID, con.ID, hostOf(con.API.BaseURL))

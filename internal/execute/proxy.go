@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
@@ -29,6 +30,8 @@ type ProxyCall struct {
 	ConnectionID string
 	AllowGlobal  bool
 	Preferred    string
+	// Record, when set, is the call's execution log entry (see Call.Record).
+	Record *execlog.Entry
 }
 
 // ProxyMethods are the methods the raw proxy sends.
@@ -63,6 +66,7 @@ func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any
 	if err != nil {
 		return nil, err
 	}
+	noteAccount(c.Record, conn.ID, cred)
 	target, err := ProxyURL(base, c.Endpoint)
 	if err != nil {
 		return nil, err
@@ -73,6 +77,7 @@ func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any
 	}
 	target.RawQuery = q.Encode()
 	out := newOutgoing(con, c.Method, target)
+	out.keepSecrets = c.Record != nil && c.Record.Payloads
 	for k, v := range c.Headers {
 		if !droppedHeaders[strings.ToLower(k)] {
 			out.Header.Set(k, v)
@@ -93,6 +98,7 @@ func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any
 		return nil
 	})
 	resp, err := e.send(ctx, out, conn, cred, con)
+	noteProvider(c.Record, out)
 	if err != nil {
 		if ae, ok := apierr.As(err); ok && ae.Code == apierr.ExecutionError && ae.Upstream != nil {
 			// Through the proxy every provider failure is UPSTREAM_ERROR (docs/execution.md).
