@@ -257,7 +257,9 @@ func (l *Log) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			l.Flush(context.WithoutCancel(ctx))
+			stop := context.WithoutCancel(ctx)
+			l.write(stop, buf)
+			l.Flush(stop)
 			return
 		case e := <-l.queue:
 			buf = append(buf, e)
