@@ -115,16 +115,21 @@ type Call struct {
 	// session call, which normalizes it), numbers as json.Number; it is
 	// validated as it is and Input is not read.
 	Decoded map[string]any
-	// Record, when set, is the call's execution log entry: Execute fills
-	// in the connector, tool, account and the provider's status and time.
-	// The caller sets the outcome and adds it to the log.
-	Record *execlog.Entry
 }
 
 // Execute runs one tool for one user of t's project and returns the
 // provider's answer (the part the tool's definition selects). The tool
 // comes from t's catalog.
 func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, error) {
+	return e.ExecuteLogged(ctx, t, c, nil)
+}
+
+// ExecuteLogged is Execute that fills the call's execution log entry rec
+// (when not nil) with the connector, tool, account and the provider's
+// status and time; the caller sets the outcome and adds it to the log.
+// rec is a parameter of its own, not a field of Call, so that the caller's
+// entry can stay on its stack: Call's strings leak to the heap.
+func (e *Executor) ExecuteLogged(ctx context.Context, t tenant.Tenant, c Call, rec *execlog.Entry) (any, error) {
 	if err := t.Check(); err != nil {
 		return nil, err
 	}
@@ -133,8 +138,8 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 		return nil, apierr.New(apierr.ToolNotFound, "no tool %q; GET /v1/tools lists them", c.ToolID)
 	}
 	con := tool.Connector()
-	if c.Record != nil {
-		c.Record.Tool, c.Record.ConnectorID = tool.ID, con.ID
+	if rec != nil {
+		rec.Tool, rec.ConnectorID = tool.ID, con.ID
 	}
 	disabled, err := e.store.ToolDisabled(ctx, t.ProjectID, t.ToolsVersion, tool.ID)
 	if err != nil {
@@ -153,7 +158,7 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 		return nil, err
 	}
 	if con.MCP() {
-		return e.callMCP(ctx, t, c, tool, input)
+		return e.callMCP(ctx, t, c, tool, input, rec)
 	}
 	conn, cred, base, err := e.account(ctx, t, con, account.Use{
 		UserID: c.UserID, ConnectorID: con.ID, ConnectionID: c.ConnectionID,
@@ -162,7 +167,7 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err != nil {
 		return nil, err
 	}
-	noteAccount(c.Record, conn.ID, cred)
+	noteAccount(rec, conn.ID, cred)
 	if err := checkScopes(tool, conn, cred); err != nil {
 		return nil, err
 	}
@@ -182,9 +187,9 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err != nil {
 		return nil, err
 	}
-	out.keepSecrets = c.Record != nil && c.Record.Payloads
+	out.keepSecrets = rec != nil && rec.Payloads
 	resp, err := e.send(ctx, out, conn, cred, con)
-	noteProvider(c.Record, out)
+	noteProvider(rec, out)
 	if err != nil {
 		return nil, err
 	}

@@ -30,13 +30,13 @@ func (s *Server) handleExecute(w http.ResponseWriter, r *http.Request) error {
 	}
 	call := execute.Call{
 		ToolID: body.ToolID, Input: body.Input, UserID: userID,
-		ConnectionID: body.ConnectionID, AllowGlobal: body.AllowGlobalAccounts, Record: &rec,
+		ConnectionID: body.ConnectionID, AllowGlobal: body.AllowGlobalAccounts,
 	}
 	if call.Check(&issues); issues.Err() != nil {
 		s.logCall(&rec, nil, issues.Err())
 		return issues.Err()
 	}
-	result, err := s.executor.Execute(r.Context(), tn, call)
+	result, err := s.executor.ExecuteLogged(r.Context(), tn, call, &rec)
 	s.logCall(&rec, result, err)
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) error {
 	call := execute.ProxyCall{
 		ConnectorID: body.ConnectorID, UserID: body.UserID, Endpoint: body.Endpoint,
 		Method: body.Method, Query: body.Query, Body: body.Body, Headers: body.Headers,
-		ConnectionID: body.ConnectionID, AllowGlobal: body.AllowGlobalAccounts, Record: &rec,
+		ConnectionID: body.ConnectionID, AllowGlobal: body.AllowGlobalAccounts,
 	}
 	call.Check(&issues)
 	rec.Tool = execlog.ProxyTool(call.Method, call.Endpoint)
@@ -77,7 +77,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) error {
 		s.logCall(&rec, nil, issues.Err())
 		return issues.Err()
 	}
-	result, err := s.executor.Proxy(r.Context(), tn, call)
+	result, err := s.executor.ProxyLogged(r.Context(), tn, call, &rec)
 	s.logCall(&rec, result, err)
 	if err != nil {
 		return err

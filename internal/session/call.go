@@ -208,9 +208,8 @@ func (s *Service) callMeta(ctx context.Context, tn tenant.Tenant, ss *Session, s
 		if pref == "" {
 			pref = ss.Spec.Accounts[connector]
 		}
-		res, err := s.exec.Proxy(ctx, tn, execute.ProxyCall{ConnectorID: connector, UserID: ss.Spec.UserID,
-			Endpoint: a.Endpoint, Method: method, Query: a.Query, Body: a.Body, AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref,
-			Record: rec})
+		res, err := s.exec.ProxyLogged(ctx, tn, execute.ProxyCall{ConnectorID: connector, UserID: ss.Spec.UserID,
+			Endpoint: a.Endpoint, Method: method, Query: a.Query, Body: a.Body, AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref}, rec)
 		return s.outcome(ctx, tn, ss, connector, res, err)
 	}
 	return Outcome{}, fmt.Errorf("session: meta tool %s has no handler", name)
@@ -251,13 +250,13 @@ func (s *Service) runAction(ctx context.Context, tn tenant.Tenant, ss *Session, 
 		pref = ss.Spec.Accounts[connector]
 	}
 	call := execute.Call{ToolID: id, Input: input, UserID: ss.Spec.UserID,
-		AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref, Record: rec}
+		AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref}
 	// An object goes to execute decoded, to be validated as it is; anything
 	// else goes as sent, for execute's own answer to a non-object input.
 	if m, ok := decoded.(map[string]any); ok {
 		call.Input, call.Decoded = nil, m
 	}
-	res, err := s.exec.Execute(ctx, tn, call)
+	res, err := s.exec.ExecuteLogged(ctx, tn, call, rec)
 	return s.outcome(ctx, tn, ss, connector, res, err)
 }
 
