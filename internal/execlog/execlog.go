@@ -254,22 +254,24 @@ func (l *Log) Run(ctx context.Context) {
 	settings := time.NewTicker(l.settingsEv)
 	defer settings.Stop()
 	buf := make([]Entry, 0, l.batch)
+	// Writes are not cut by the stop: a batch taken off the queue is
+	// written whole, and then what is left.
+	wctx := context.WithoutCancel(ctx)
 	for {
 		select {
 		case <-ctx.Done():
-			stop := context.WithoutCancel(ctx)
-			l.write(stop, buf)
-			l.Flush(stop)
+			l.write(wctx, buf)
+			l.Flush(wctx)
 			return
 		case e := <-l.queue:
 			buf = append(buf, e)
 			if len(buf) >= l.batch {
-				l.write(ctx, buf)
+				l.write(wctx, buf)
 				buf = buf[:0]
 			}
 		case <-tick.C:
 			buf = l.drain(buf)
-			l.write(ctx, buf)
+			l.write(wctx, buf)
 			buf = buf[:0]
 		case <-settings.C:
 			l.LoadSettings(ctx)
