@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/config"
 	"github.com/switchboard-gw/switchboard/internal/connect"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/httpapi"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
@@ -64,6 +65,9 @@ type Options struct {
 	// MaxConns bounds the database pool; 0 takes the configuration's
 	// (SWITCHBOARD_DATABASE_MAX_CONNS), or the store's default.
 	MaxConns int
+	// ExecLog tunes the execution log's queue (tests make it small or
+	// slow); its Store, Logger and Now are the application's.
+	ExecLog execlog.Options
 }
 
 // App is the built application. Its fields are the parts, for the tests to
@@ -96,6 +100,8 @@ type App struct {
 	// servers. Both run under Run.
 	Worker    *webhook.Worker
 	Refresher *upstream.Refresher
+	// ExecLog is the execution log's queue and writer, run under Run.
+	ExecLog *execlog.Log
 	// MCP serves sessions and endpoints over MCP; API is the HTTP API.
 	MCP *mcpserver.Server
 	API *httpapi.Server
@@ -162,6 +168,9 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	a.Guard = guard
 
 	a.Catalogs = upstream.NewCatalogs(cat, st)
+	lo := o.ExecLog
+	lo.Store, lo.Logger, lo.Now = st, log, o.Now
+	a.ExecLog = execlog.New(lo)
 	a.Accounts = account.NewService(st, ring)
 	a.Executor = execute.New(execute.Options{Store: st, Accounts: a.Accounts, Guard: guard, Keyring: ring, Logger: log, Now: o.Now})
 	a.Accounts.SetVerifier(a.Executor)
@@ -173,14 +182,14 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 		Logger: log, BaseURL: cfg.BaseURL, Notify: a.Worker.Notify, Now: o.Now})
 	a.Links = connect.NewService(st, cfg.WebURL, o.Now)
 	a.Sessions = session.NewService(session.Options{Store: st, Accounts: a.Accounts, Executor: a.Executor, Links: a.Links,
-		BaseURL: cfg.BaseURL, Now: o.Now})
+		BaseURL: cfg.BaseURL, Now: o.Now, Log: a.ExecLog})
 	a.Page = connect.NewPage(connect.PageOptions{Links: a.Links, Store: st, Projects: a.Catalogs, Accounts: a.Accounts,
 		Executor: a.Executor, Keyring: ring, Guard: guard, Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL, Now: o.Now})
 	a.MCP = mcpserver.New(a.Sessions, log)
 	a.API = httpapi.New(httpapi.Options{
 		Store: st, Logger: log, Catalog: cat, Catalogs: a.Catalogs, Logos: catFS, Accounts: a.Accounts, Executor: a.Executor,
 		Sessions: a.Sessions, MCP: a.MCP, Links: a.Links, Page: a.Page, Triggers: a.Triggers, Webhooks: a.Webhooks,
-		BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
+		ExecLog: a.ExecLog, BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		BodyReadTimeout: cfg.BodyReadTimeout,
 	})
 	return a, nil

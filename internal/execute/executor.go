@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -120,12 +121,25 @@ type Call struct {
 // provider's answer (the part the tool's definition selects). The tool
 // comes from t's catalog.
 func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, error) {
+	return e.ExecuteLogged(ctx, t, c, nil)
+}
+
+// ExecuteLogged is Execute that fills the call's execution log entry rec
+// (when not nil) with the connector, tool, account and the provider's
+// status and time; the caller sets the outcome and adds it to the log.
+// rec is a parameter of its own, not a field of Call, so that the caller's
+// entry can stay on its stack: Call's strings leak to the heap.
+func (e *Executor) ExecuteLogged(ctx context.Context, t tenant.Tenant, c Call, rec *execlog.Entry) (any, error) {
 	if err := t.Check(); err != nil {
 		return nil, err
 	}
 	tool, ok := t.Catalog.Tool(c.ToolID)
 	if !ok {
 		return nil, apierr.New(apierr.ToolNotFound, "no tool %q; GET /v1/tools lists them", c.ToolID)
+	}
+	con := tool.Connector()
+	if rec != nil {
+		rec.Tool, rec.ConnectorID = tool.ID, con.ID
 	}
 	disabled, err := e.store.ToolDisabled(ctx, t.ProjectID, t.ToolsVersion, tool.ID)
 	if err != nil {
@@ -143,9 +157,8 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err != nil {
 		return nil, err
 	}
-	con := tool.Connector()
 	if con.MCP() {
-		return e.callMCP(ctx, t, c, tool, input)
+		return e.callMCP(ctx, t, c, tool, input, rec)
 	}
 	conn, cred, base, err := e.account(ctx, t, con, account.Use{
 		UserID: c.UserID, ConnectorID: con.ID, ConnectionID: c.ConnectionID,
@@ -154,6 +167,7 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err != nil {
 		return nil, err
 	}
+	noteAccount(rec, conn.ID, cred)
 	if err := checkScopes(tool, conn, cred); err != nil {
 		return nil, err
 	}
@@ -176,7 +190,9 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err != nil {
 		return nil, err
 	}
+	out.keepSecrets = rec != nil && rec.Payloads
 	resp, err := e.send(ctx, out, conn, cred, con)
+	noteProvider(rec, out)
 	if err != nil {
 		return nil, err
 	}
@@ -317,4 +333,29 @@ func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog
 	}
 	base, err := baseURL(con.ID, tmpl, cred.Connection)
 	return conn, cred, base, err
+}
+
+// noteAccount records the account a call runs with in its log entry, and,
+// when the entry keeps payloads, the credential's values, which its stored
+// payloads must never show.
+func noteAccount(rec *execlog.Entry, connectionID string, cred account.Credential) {
+	if rec == nil {
+		return
+	}
+	rec.ConnectionID = connectionID
+	if rec.Payloads {
+		rec.AddSecrets(cred.Secrets()...)
+	}
+}
+
+// noteProvider copies what the provider requests of out took and answered
+// into the call's log entry.
+func noteProvider(rec *execlog.Entry, out *outgoing) {
+	if rec == nil {
+		return
+	}
+	rec.ProviderCall(out.status, out.took)
+	if len(out.secrets) > 0 {
+		rec.AddSecrets(out.secrets...)
+	}
 }

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 	"github.com/switchboard-gw/switchboard/internal/upstream"
@@ -20,7 +22,7 @@ import (
 // the server's static headers, and the user's credential (when they
 // connected one) as Authorization. A tool error is EXECUTION_ERROR, an
 // unreachable server UPSTREAM_ERROR.
-func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *catalog.Tool, input map[string]any) (any, error) {
+func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *catalog.Tool, input map[string]any, rec *execlog.Entry) (any, error) {
 	con := tool.Connector()
 	conn, err := e.accounts.Resolve(ctx, t, account.Use{UserID: c.UserID, ConnectorID: con.ID,
 		ConnectionID: c.ConnectionID, Preferred: c.Preferred, AllowGlobal: c.AllowGlobal, ToolID: tool.ID})
@@ -33,8 +35,14 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	}
 	k := mcpKey{con: con, connID: conn.ID, revision: conn.Revision}
 	params := &mcp.CallToolParams{Name: tool.UpstreamName, Arguments: input}
+	if rec != nil {
+		rec.ConnectionID = conn.ID
+	}
+	// The provider's part is the MCP server's time, connecting included.
+	start := time.Now()
 	cs, reused, done, err := e.mcpSession(ctx, t.ProjectID, conn, k, true)
 	if err != nil {
+		rec.ProviderCall(0, time.Since(start))
 		return nil, err
 	}
 	res, err := cs.CallTool(ctx, params)
@@ -42,10 +50,12 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 		// The server ended the pooled session before the call reached it.
 		done(true)
 		if cs, _, done, err = e.mcpSession(ctx, t.ProjectID, conn, k, false); err != nil {
+			rec.ProviderCall(0, time.Since(start))
 			return nil, err
 		}
 		res, err = cs.CallTool(ctx, params)
 	}
+	rec.ProviderCall(0, time.Since(start))
 	done(err != nil)
 	if cause, _ := reachCause(err); err != nil && cause != causeUnknown {
 		return nil, e.unreachable(ctx, err, "MCP server", "MCP server "+con.ID, con.ID, hostOf(con.API.BaseURL))

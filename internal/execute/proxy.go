@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
@@ -41,6 +42,12 @@ var droppedHeaders = map[string]bool{"authorization": true, "proxy-authorization
 // credential and returns the provider's body: JSON as JSON, text as text,
 // anything else as base64 with its content type.
 func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any, error) {
+	return e.ProxyLogged(ctx, t, c, nil)
+}
+
+// ProxyLogged is Proxy that fills the call's execution log entry rec (when
+// not nil), as ExecuteLogged does.
+func (e *Executor) ProxyLogged(ctx context.Context, t tenant.Tenant, c ProxyCall, rec *execlog.Entry) (any, error) {
 	if err := t.Check(); err != nil {
 		return nil, err
 	}
@@ -63,6 +70,7 @@ func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any
 	if err != nil {
 		return nil, err
 	}
+	noteAccount(rec, conn.ID, cred)
 	target, err := ProxyURL(base, c.Endpoint)
 	if err != nil {
 		return nil, err
@@ -73,6 +81,7 @@ func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any
 	}
 	target.RawQuery = q.Encode()
 	out := newOutgoing(con, c.Method, target)
+	out.keepSecrets = rec != nil && rec.Payloads
 	for k, v := range c.Headers {
 		if !droppedHeaders[strings.ToLower(k)] {
 			out.Header.Set(k, v)
@@ -93,6 +102,7 @@ func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any
 		return nil
 	})
 	resp, err := e.send(ctx, out, conn, cred, con)
+	noteProvider(rec, out)
 	if err != nil {
 		if ae, ok := apierr.As(err); ok && ae.Code == apierr.ExecutionError && ae.Upstream != nil {
 			// Through the proxy every provider failure is UPSTREAM_ERROR (docs/execution.md).

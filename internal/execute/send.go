@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
@@ -97,12 +98,23 @@ func (e *Executor) sendOnce(ctx context.Context, out *outgoing, conn store.Conne
 	if err != nil {
 		return nil, cred, err
 	}
+	// A token the gateway obtained itself (client credentials, a JWT
+	// grant) never reaches a stored payload either.
+	if out.keepSecrets {
+		out.secrets = append(out.secrets, used.Secrets()...)
+	}
+	// The provider's part of the call's time, for the execution log: the
+	// request and the whole answer (wall clock, whatever clock e.now is).
+	start := time.Now()
 	resp, err := e.clientFor(con.ID, req.URL.Scheme == "http").Do(req)
 	if err != nil {
+		out.took += time.Since(start)
 		return nil, used, e.transportError(ctx, err, con.ID, req.URL.Host)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	out.took += time.Since(start)
+	out.status = resp.StatusCode
 	if err != nil {
 		return nil, used, e.transportError(ctx, err, con.ID, req.URL.Host)
 	}

@@ -18,6 +18,10 @@ import (
 type requestInfo struct {
 	route     string
 	projectID string
+	// start is when the request arrived and keyID the API key it came
+	// with, for the execution log (origin).
+	start time.Time
+	keyID string
 }
 
 type infoKey struct{}
@@ -76,7 +80,7 @@ func (s *Server) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r)
-		info := &requestInfo{}
+		info := &requestInfo{start: start}
 		ctx := context.WithValue(logging.WithRequestID(r.Context(), id), infoKey{}, info)
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-Id", id)

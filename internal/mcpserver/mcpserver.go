@@ -22,6 +22,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/lru"
 	"github.com/switchboard-gw/switchboard/internal/session"
@@ -65,6 +66,8 @@ type target struct {
 	tenant tenant.Tenant
 	ss     *session.Session
 	scope  *session.Scope
+	// via is the request, for the execution log of its tool calls.
+	via execlog.Origin
 }
 
 // New returns a Server.
@@ -81,9 +84,10 @@ func New(sessions *session.Service, log *slog.Logger) *Server {
 	return s
 }
 
-// Serve answers one MCP request for a resolved session of tn's project.
-func (s *Server) Serve(w http.ResponseWriter, r *http.Request, tn tenant.Tenant, ss *session.Session, sc *session.Scope) {
-	t := target{tenant: tn, ss: ss, scope: sc}
+// Serve answers one MCP request for a resolved session of tn's project;
+// via is the request as the execution log records its tool calls.
+func (s *Server) Serve(w http.ResponseWriter, r *http.Request, tn tenant.Tenant, ss *session.Session, sc *session.Scope, via execlog.Origin) {
+	t := target{tenant: tn, ss: ss, scope: sc, via: via}
 	if s.serveDirect(w, r, t) {
 		return
 	}
@@ -279,7 +283,7 @@ func (s *Server) callTool(name string) mcp.ToolHandler {
 // replaced by errInternal, as on REST. The SDK path (callTool) and the
 // direct path (serveCall) both answer from here.
 func (s *Server) run(ctx context.Context, t target, name string, args json.RawMessage) (body []byte, extra []mcp.Content, isError bool, err error) {
-	out, err := s.sessions.Call(ctx, t.tenant, t.ss, t.scope, name, args)
+	out, err := s.sessions.Call(ctx, t.tenant, t.ss, t.scope, name, args, t.via)
 	if err != nil {
 		if _, ok := apierr.As(err); ok {
 			return nil, nil, false, err // written for the caller
