@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/config"
 	"github.com/switchboard-gw/switchboard/internal/connect"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/httpapi"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
@@ -74,6 +75,9 @@ type Options struct {
 	// exporter the configuration would start (a test's in-memory
 	// exporter), and turns tracing on.
 	TracerProvider trace.TracerProvider
+	// ExecLog tunes the execution log's queue (tests make it small or
+	// slow); its Store, Logger and Now are the application's.
+	ExecLog execlog.Options
 }
 
 // App is the built application. Its fields are the parts, for the tests to
@@ -106,6 +110,8 @@ type App struct {
 	// servers. Both run under Run.
 	Worker    *webhook.Worker
 	Refresher *upstream.Refresher
+	// ExecLog is the execution log's queue and writer, run under Run.
+	ExecLog *execlog.Log
 	// MCP serves sessions and endpoints over MCP; API is the HTTP API.
 	MCP *mcpserver.Server
 	API *httpapi.Server
@@ -198,6 +204,10 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	a.Guard = guard
 
 	a.Catalogs = upstream.NewCatalogs(cat, st)
+	lo := o.ExecLog
+	lo.Store, lo.Logger, lo.Now = st, log, o.Now
+	a.ExecLog = execlog.New(lo)
+	a.Metrics.ExecutionLogDrops(a.ExecLog.Dropped)
 	a.Accounts = account.NewService(st, ring)
 	a.Executor = execute.New(execute.Options{Store: st, Accounts: a.Accounts, Guard: guard, Keyring: ring, Logger: log, Now: o.Now,
 		Metrics: a.Metrics, Tracer: a.Tracer})
@@ -211,14 +221,14 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 		Logger: log, BaseURL: cfg.BaseURL, Notify: a.Worker.Notify, Now: o.Now, Metrics: a.Metrics})
 	a.Links = connect.NewService(st, cfg.WebURL, o.Now)
 	a.Sessions = session.NewService(session.Options{Store: st, Accounts: a.Accounts, Executor: a.Executor, Links: a.Links,
-		BaseURL: cfg.BaseURL, Now: o.Now})
+		BaseURL: cfg.BaseURL, Now: o.Now, Log: a.ExecLog})
 	a.Page = connect.NewPage(connect.PageOptions{Links: a.Links, Store: st, Projects: a.Catalogs, Accounts: a.Accounts,
 		Executor: a.Executor, Keyring: ring, Guard: guard, Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL, Now: o.Now})
 	a.MCP = mcpserver.New(a.Sessions, log, a.Tracer)
 	a.API = httpapi.New(httpapi.Options{
 		Store: st, Logger: log, Catalog: cat, Catalogs: a.Catalogs, Logos: catFS, Accounts: a.Accounts, Executor: a.Executor,
 		Sessions: a.Sessions, MCP: a.MCP, Links: a.Links, Page: a.Page, Triggers: a.Triggers, Webhooks: a.Webhooks,
-		BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
+		ExecLog: a.ExecLog, BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		BodyReadTimeout: cfg.BodyReadTimeout, Metrics: a.Metrics, Tracer: a.Tracer,
 	})
 	return a, nil

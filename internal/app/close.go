@@ -14,7 +14,8 @@ import (
 //  2. the background jobs stop, after the requests that may still have
 //     needed them (a token refresh, a webhook to deliver);
 //  3. the executor flushes last-used times and closes its upstream MCP
-//     sessions (its background job does this when it ran);
+//     sessions, and the execution log writes what is still queued (their
+//     background jobs do this as they stop, when they ran);
 //  4. the database closes, since every step above may still write;
 //  5. the spans still buffered are exported (tracing on), last, since
 //     every step above may still make spans.
@@ -48,6 +49,7 @@ func (a *App) Close() error {
 		}
 		if !jobsRan {
 			a.Executor.Close(context.Background())
+			a.ExecLog.Flush(context.Background())
 		}
 		a.closeErr = a.Store.Close()
 		if a.Tracer != nil {

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 )
 
 // namedServer is one listener's HTTP server.
@@ -94,7 +96,10 @@ func (a *App) startJobs(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.Executor.Run(runCtx, 15*time.Second) })
 	wg.Go(func() { a.Worker.Run(runCtx) })
-	wg.Go(func() { janitor(runCtx, a.Store, a.Logger) })
+	wg.Go(func() { janitor(runCtx, a.Store, a.Logger, a.logRetention()) })
+	// The execution log's writer; when it stops it writes what is queued,
+	// after the listeners have stopped adding (Close).
+	wg.Go(func() { a.ExecLog.Run(runCtx) })
 	wg.Go(func() { a.Refresher.Run(runCtx, 15*time.Minute) })
 	// What keeps the API key, session and endpoint caches in step with
 	// every process's writes (PostgreSQL: a listener; SQLite: a change
@@ -105,6 +110,14 @@ func (a *App) startJobs(ctx context.Context) {
 		cancel()
 		wg.Wait()
 	}
+}
+
+// logRetention is how long execution log records are kept.
+func (a *App) logRetention() time.Duration {
+	if a.Config.LogRetention > 0 {
+		return a.Config.LogRetention
+	}
+	return execlog.DefaultRetention
 }
 
 // shutdownTimeout is how long in-flight requests may finish on stop.

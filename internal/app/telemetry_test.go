@@ -2,11 +2,15 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 )
 
 // TestRun_MetricsListener_ServesMetricsOnly: with SWITCHBOARD_METRICS_ADDR
@@ -77,5 +81,26 @@ func TestNew_TelemetryOffByDefault(t *testing.T) {
 	defer a.Close()
 	if a.Metrics != nil || a.Tracer != nil {
 		t.Fatalf("metrics %v tracer %v; want both off", a.Metrics, a.Tracer)
+	}
+}
+
+// TestMetrics_CountTheExecutionLogDrops: the execution log's dropped
+// records reach the metrics through the function the wiring passes.
+func TestMetrics_CountTheExecutionLogDrops(t *testing.T) {
+	t.Parallel()
+	// A queue of two and no writer running: of five records, three drop.
+	a, err := New(context.Background(), testConfig(t), Options{Metrics: true, ExecLog: execlog.Options{Queue: 2, Interval: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for i := range 5 {
+		e := execlog.Origin{Start: time.Now(), RequestID: fmt.Sprint("r", i)}.Entry("p", "u")
+		a.ExecLog.Add(&e)
+	}
+	rec := httptest.NewRecorder()
+	a.Metrics.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if !strings.Contains(rec.Body.String(), "\nswitchboard_execution_log_dropped_total 3\n") {
+		t.Fatalf("dropped records (log says %d):\n%s", a.ExecLog.Dropped(), rec.Body)
 	}
 }

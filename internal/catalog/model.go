@@ -106,6 +106,16 @@ func (c *Connector) AuthMethod(id string) *AuthMethod {
 	return nil
 }
 
+// Field returns the connection field named name, or nil.
+func (c *Connector) Field(name string) *ConnectionField {
+	for i := range c.ConnectionFields {
+		if c.ConnectionFields[i].Name == name {
+			return &c.ConnectionFields[i]
+		}
+	}
+	return nil
+}
+
 // Origins of a project's own connectors.
 const (
 	OriginMCP     = "mcp"
@@ -239,8 +249,19 @@ type OAuth2 struct {
 	// TokenAuthStyle is "header" (HTTP basic) or "body" (client id and
 	// secret as form fields) for the token endpoint.
 	TokenAuthStyle string `yaml:"tokenAuthStyle" json:"tokenAuthStyle"`
+	// TokenBodyType is how the token request's fields are sent: "form"
+	// (application/x-www-form-urlencoded, RFC 6749; the default) or "json"
+	// (a JSON object: Square, Zendesk).
+	TokenBodyType string `yaml:"tokenBodyType" json:"tokenBodyType,omitempty"`
+	// TokenScope sends the scopes the sign-in asked for as the scope field
+	// of the code exchange too (Zendesk requires it there).
+	TokenScope bool `yaml:"tokenScope" json:"tokenScope,omitempty"`
 	// Refresh says whether access tokens expire and are refreshed.
 	Refresh bool `yaml:"refresh" json:"refresh"`
+	// RefreshURL is where a refresh token is traded, when the provider
+	// names another URL than TokenURL for it (Figma); it may take
+	// {connection field} placeholders like TokenURL.
+	RefreshURL string `yaml:"refreshUrl" json:"refreshUrl,omitempty"`
 	// AuthorizeParams are extra authorize URL parameters (access_type=offline).
 	AuthorizeParams map[string]string `yaml:"authorizeParams" json:"authorizeParams,omitempty"`
 	// IncrementalParams are added to the authorize URL of a sign-in that
@@ -366,7 +387,15 @@ type Tool struct {
 
 	connector *Connector
 	input     *jsonschema.Schema
+	// pathFields are the request path's placeholders that name a
+	// connection field, not an input property (set by the loader).
+	pathFields []string
 }
+
+// PathFields are the placeholders of the tool's request path that name a
+// connection field rather than an input property: the account fills them
+// (Twilio's {accountSid}).
+func (t *Tool) PathFields() []string { return t.pathFields }
 
 // Request maps a tool's input to an HTTP request.
 type Request struct {
@@ -399,6 +428,10 @@ type Request struct {
 	// Response is the dotted path of the part of the response to return
 	// (data.issues.nodes); empty returns the whole body.
 	Response string `yaml:"response" json:"response,omitempty"`
+	// Omit lists dotted paths of fields removed from the answer before
+	// anything else reads it: credentials a provider sends back (Twilio's
+	// account auth_token). Through a list, the field goes from every element.
+	Omit []string `yaml:"omit" json:"omit,omitempty"`
 }
 
 // Trigger is one provider event a connection can subscribe to.

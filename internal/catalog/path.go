@@ -1,6 +1,9 @@
 package catalog
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // SelectPath walks a dotted path (data.items.0.id) into a decoded JSON
 // value and returns what it finds, or nil. Definitions use such paths for
@@ -31,5 +34,23 @@ func SelectPath(v any, path string) any {
 			return v
 		}
 		start = end + 1
+	}
+}
+
+// DeletePath removes the field that a dotted path names from v, in place;
+// where the path passes through a list, from every element of it.
+func DeletePath(v any, path string) {
+	part, rest, more := strings.Cut(path, ".")
+	switch x := v.(type) {
+	case map[string]any:
+		if !more {
+			delete(x, part)
+			return
+		}
+		DeletePath(x[part], rest)
+	case []any:
+		for _, e := range x {
+			DeletePath(e, path)
+		}
 	}
 }

@@ -49,3 +49,23 @@ func BenchmarkSelectPath(b *testing.B) {
 		_ = SelectPath(doc, "data.items.0.id")
 	}
 }
+
+func TestDeletePath(t *testing.T) {
+	t.Parallel()
+	v := map[string]any{
+		"auth_token": "s", "sid": "AC1",
+		"data":  []any{map[string]any{"client_secret": "x", "id": "pi_1"}, map[string]any{"id": "pi_2"}, "text"},
+		"inner": map[string]any{"deep": map[string]any{"key": "k", "keep": 1}},
+	}
+	for _, p := range []string{"auth_token", "data.client_secret", "inner.deep.key", "missing.path", "sid.more"} {
+		DeletePath(v, p)
+	}
+	want := map[string]any{
+		"sid":   "AC1",
+		"data":  []any{map[string]any{"id": "pi_1"}, map[string]any{"id": "pi_2"}, "text"},
+		"inner": map[string]any{"deep": map[string]any{"keep": 1}},
+	}
+	if !reflect.DeepEqual(v, want) {
+		t.Fatalf("got %v", v)
+	}
+}

@@ -51,14 +51,15 @@ func TestBuiltInTools_MatchProviderSpecs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var exceptions map[string]string
+	var all map[string]string
 	raw, err := builtin.FS.ReadFile("spec-exceptions.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal(raw, &exceptions); err != nil {
+	if err := yaml.Unmarshal(raw, &all); err != nil {
 		t.Fatalf("spec-exceptions.yaml: %v", err)
 	}
+	exceptions, outputExceptions := SplitSpecExceptions(all)
 
 	result, err := CheckSpecs(shared, t.TempDir(), "", cat.SpecMatchTools())
 	if err != nil {
@@ -85,5 +86,40 @@ func TestBuiltInTools_MatchProviderSpecs(t *testing.T) {
 			t.Errorf("spec-exceptions.yaml lists %s, which is not a tool", id)
 		}
 	}
+	for key := range outputExceptions {
+		id, field, _ := strings.Cut(key, ":")
+		if _, ok := cat.Tool(id); !ok || field == "" {
+			t.Errorf("spec-exceptions.yaml lists the output field %q, but %s is not a tool or no field is named", key, id)
+		}
+	}
 	t.Logf("tools verified per provider: %v", perProvider)
+
+	// Every outputSchema field is one the provider's response schema has,
+	// of a type it allows, unless spec-exceptions.yaml says why not.
+	checks, err := CheckOutputs(filepath.Join(shared, "provider-specs"), result.Verdicts, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	checked := 0
+	for _, c := range checks {
+		if c.Skipped != "" {
+			continue
+		}
+		checked++
+		for _, f := range c.Findings() {
+			key := f.ExceptionKey(c.Tool)
+			if _, ok := outputExceptions[key]; ok {
+				used[key] = true
+				continue
+			}
+			t.Errorf("%s: outputSchema field %s %s", c.Tool, f.Field, f.Problem)
+		}
+	}
+	for key := range outputExceptions {
+		if !used[key] {
+			t.Errorf("spec-exceptions.yaml excepts the output field %q, which the response check no longer reports", key)
+		}
+	}
+	t.Logf("outputSchemas checked against the providers' response schemas: %d", checked)
 }

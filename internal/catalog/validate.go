@@ -199,6 +199,7 @@ func (v *validator) authMethod(p string, m *AuthMethod, fields map[string]bool) 
 			v.baseURL(p+".oauth2.authorizeUrl", m.OAuth2.AuthorizeURL, fields, false)
 		}
 		v.baseURL(p+".oauth2.tokenUrl", m.OAuth2.TokenURL, fields, false)
+		v.tokenRequest(p, m, fields)
 		switch m.OAuth2.TokenAuthStyle {
 		case "":
 			m.OAuth2.TokenAuthStyle = "header"
@@ -209,8 +210,8 @@ func (v *validator) authMethod(p string, m *AuthMethod, fields map[string]bool) 
 		if m.OAuth2.Placement != nil {
 			v.placement(p+".oauth2.placement", m.OAuth2.Placement)
 		}
-		if m.Type == AuthOAuth2 && (Templated(m.OAuth2.AuthorizeURL) || Templated(m.OAuth2.TokenURL)) && len(m.OAuth2.AllowedHosts) == 0 {
-			v.add(p+".oauth2.allowedHosts", "is required when the authorize or token URL has a placeholder: the client secret goes to the host the user types")
+		if m.Type == AuthOAuth2 && (Templated(m.OAuth2.AuthorizeURL) || Templated(m.OAuth2.TokenURL) || Templated(m.OAuth2.RefreshURL)) && len(m.OAuth2.AllowedHosts) == 0 {
+			v.add(p+".oauth2.allowedHosts", "is required when the authorize, token or refresh URL has a placeholder: the client secret goes to the host the user types")
 		}
 		for i, h := range m.OAuth2.AllowedHosts {
 			if !ValidHostPattern(h) {
@@ -334,18 +335,25 @@ func (v *validator) tool(p string, c *Connector, t *Tool) {
 	}
 	switch {
 	case t.Request != nil:
-		v.request(p+".request", t.Request, props, required)
+		v.request(p+".request", t, props, required, c)
 	case t.Handler == "" && !c.MCP():
 		v.add(p, "needs a request mapping or a handler")
 	}
 }
 
-func (v *validator) request(p string, r *Request, props map[string]json.RawMessage, required []string) {
+func (v *validator) request(p string, t *Tool, props map[string]json.RawMessage, required []string, c *Connector) {
+	r := t.Request
+	t.pathFields = nil
 	if !slices.Contains(methods, r.Method) {
 		v.add(p+".method", "%q must be one of %s", r.Method, strings.Join(methods, ", "))
 	}
 	if !strings.HasPrefix(r.Path, "/") {
 		v.add(p+".path", "%q must start with /", r.Path)
+	}
+	for i, o := range r.Omit {
+		if o == "" || strings.HasPrefix(o, ".") || strings.HasSuffix(o, ".") || strings.Contains(o, "..") {
+			v.add(fmt.Sprintf("%s.omit[%d]", p, i), "%q is not a dotted path of a field", o)
+		}
 	}
 	used := map[string]string{}
 	use := func(field, where string) {
@@ -358,6 +366,11 @@ func (v *validator) request(p string, r *Request, props map[string]json.RawMessa
 		used[field] = where
 	}
 	for _, m := range placeholderRegex.FindAllStringSubmatch(r.Path, -1) {
+		if _, input := props[m[1]]; !input && c.Field(m[1]) != nil {
+			// Filled from the account (Twilio's Account SID).
+			t.pathFields = append(t.pathFields, m[1])
+			continue
+		}
 		use(m[1], "path")
 		if !slices.Contains(required, m[1]) {
 			v.add(p+".path", "path parameter %q must be required in the input schema", m[1])

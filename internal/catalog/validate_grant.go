@@ -15,7 +15,8 @@ func (v *validator) grantMethod(p string, m *AuthMethod, fields map[string]bool)
 		v.add(p+".oauth2.tokenUrl", "is required for type %s", m.Type)
 		return
 	}
-	if o.AuthorizeURL != "" || o.PKCE || o.Refresh || len(o.AuthorizeParams) > 0 || len(o.RedirectParams) > 0 || o.AfterToken != nil || len(o.TokenParams) > 0 {
+	if o.AuthorizeURL != "" || o.PKCE || o.Refresh || len(o.AuthorizeParams) > 0 || len(o.RedirectParams) > 0 || o.AfterToken != nil || len(o.TokenParams) > 0 ||
+		o.RefreshURL != "" || o.TokenBodyType != "" || o.TokenScope {
 		v.add(p+".oauth2", "type %s takes only tokenUrl, scopes, audience, allowedHosts and placement", m.Type)
 	}
 	tokenURL := o.TokenURL
@@ -96,5 +97,29 @@ func (v *validator) excludedTools(p string, c *Connector, m *AuthMethod) {
 	}
 	if len(m.ExcludeTools) > 0 && len(m.ExcludeTools) >= len(c.Tools) {
 		v.add(p+".excludeTools", "excludes every tool of %s", c.ID)
+	}
+}
+
+// tokenRequest checks how an oauth2 or client-credentials method's token
+// requests are sent: the body type, and the refresh URL and the scope of
+// the code exchange, which only a sign-in (oauth2) has.
+func (v *validator) tokenRequest(p string, m *AuthMethod, fields map[string]bool) {
+	o := m.OAuth2
+	switch o.TokenBodyType {
+	case "", "form", "json":
+	default:
+		v.add(p+".oauth2.tokenBodyType", "%q must be form or json", o.TokenBodyType)
+	}
+	if m.Type != AuthOAuth2 {
+		if o.RefreshURL != "" || o.TokenScope {
+			v.add(p+".oauth2", "refreshUrl and tokenScope are only for type oauth2 (a sign-in with refresh tokens)")
+		}
+		return
+	}
+	if o.RefreshURL != "" {
+		if !o.Refresh {
+			v.add(p+".oauth2.refreshUrl", "is set but refresh is false")
+		}
+		v.baseURL(p+".oauth2.refreshUrl", o.RefreshURL, fields, false)
 	}
 }

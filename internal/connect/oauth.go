@@ -243,8 +243,17 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 		}
 		opts = append(opts, oauth2.VerifierOption(string(v)))
 	}
+	if m.OAuth2.TokenScope && len(st.Scopes) > 0 {
+		sep := m.OAuth2.ScopeSeparator
+		if sep == "" {
+			sep = " "
+		}
+		opts = append(opts, oauth2.SetAuthURLParam("scope", strings.Join(st.Scopes, sep)))
+	}
 	octx := context.WithValue(ctx, oauth2.HTTPClient, p.Guard.Connector(c.ID).Client())
-	tok, err := p.oauthConfig(ac, m, endpoint, clientSecret, st.Scopes).Exchange(octx, q.Get("code"), opts...)
+	// The exchange goes as the provider documents it (a JSON body for Square).
+	xctx := context.WithValue(ctx, oauth2.HTTPClient, account.TokenClient(p.Guard.Connector(c.ID).Client(), m.OAuth2))
+	tok, err := p.oauthConfig(ac, m, endpoint, clientSecret, st.Scopes).Exchange(xctx, q.Get("code"), opts...)
 	if err != nil {
 		p.Logger.WarnContext(ctx, "OAuth code exchange failed", "connector", c.ID)
 		return redirect(fail("The provider refused the sign-in. Start again from your connect link."))
@@ -280,8 +289,8 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 	if tok.RefreshToken != "" {
 		cred["refreshToken"] = tok.RefreshToken
 	}
-	if !tok.Expiry.IsZero() {
-		cred["expiresAt"] = tok.Expiry
+	if exp := account.TokenExpiry(tok); !exp.IsZero() {
+		cred["expiresAt"] = exp
 	}
 	for k, v := range st.Fields {
 		cred[k] = v

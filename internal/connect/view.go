@@ -24,6 +24,10 @@ type Field struct {
 	Default string `json:"default,omitempty"`
 	// Description says what the value is and where to find it.
 	Description string `json:"description,omitempty"`
+	// Pattern is the regular expression a connection field's value must
+	// match in full (a Twilio Account SID: AC and 32 hex characters); the
+	// server checks it again when the account is stored.
+	Pattern string `json:"pattern,omitempty"`
 	// Optional fields may stay empty (a Jira site that only chooses among
 	// the sites an Atlassian sign-in grants).
 	Optional bool `json:"optional,omitempty"`
@@ -195,7 +199,7 @@ func fieldsOf(c *catalog.Connector, m *catalog.AuthMethod) []Field {
 			continue
 		}
 		out = append(out, Field{Name: f.Name, Label: f.Label, Placeholder: f.Example, Default: f.Default, Description: f.Description,
-			Optional: m.Chooses(f.Name)})
+			Pattern: f.Pattern, Optional: m.Chooses(f.Name)})
 	}
 	if out == nil {
 		out = []Field{}

@@ -193,7 +193,7 @@ func (e *Executor) refreshToken(ctx context.Context, conn store.Connection, cred
 				if err != nil || !need {
 					return refreshed{cur, c.Scopes}, err
 				}
-				cred, scopes, err := e.doRefresh(ctx, c, cur, m)
+				cred, scopes, err := e.doRefresh(ctx, c, cur, con, m)
 				e.countRefresh(con, err)
 				return refreshed{cred, scopes}, err
 			}
@@ -248,8 +248,8 @@ func reauth(conn store.Connection) error {
 // stores the new tokens (and a rotated refresh token), and the granted
 // scopes when the answer names them. It returns the scopes the account
 // is granted after the refresh.
-func (e *Executor) doRefresh(ctx context.Context, conn store.Connection, cred account.Credential, m *catalog.AuthMethod) (account.Credential, []string, error) {
-	cred, granted, err := e.refreshCredential(ctx, conn, cred, m)
+func (e *Executor) doRefresh(ctx context.Context, conn store.Connection, cred account.Credential, con *catalog.Connector, m *catalog.AuthMethod) (account.Credential, []string, error) {
+	cred, granted, err := e.refreshCredential(ctx, conn, cred, con, m)
 	if err != nil {
 		return cred, conn.Scopes, err
 	}
@@ -287,7 +287,7 @@ func sameScopes(a, b []string) bool {
 
 // refreshCredential sends the refresh request and stores the new tokens;
 // it returns the scopes the answer granted, nil when it names none.
-func (e *Executor) refreshCredential(ctx context.Context, conn store.Connection, cred account.Credential, m *catalog.AuthMethod) (account.Credential, []string, error) {
+func (e *Executor) refreshCredential(ctx context.Context, conn store.Connection, cred account.Credential, con *catalog.Connector, m *catalog.AuthMethod) (account.Credential, []string, error) {
 	if m.OAuth2 == nil || cred.RefreshToken == "" {
 		return cred, nil, reauth(conn)
 	}
@@ -306,13 +306,19 @@ func (e *Executor) refreshCredential(ctx context.Context, conn store.Connection,
 	// The project's client secret goes to the token URL: a host filled from
 	// the account's fields must be one the auth config's client may be used
 	// with, as at the Connect page's code exchange.
-	tokenURL, err := catalog.OAuthURL(m.OAuth2.TokenURL, cred.Connection, account.OAuthHosts(ac, m))
+	// Some providers take refresh tokens at a URL of their own (Figma).
+	refreshURL := m.OAuth2.TokenURL
+	if m.OAuth2.RefreshURL != "" {
+		refreshURL = m.OAuth2.RefreshURL
+	}
+	tokenURL, err := catalog.OAuthURL(refreshURL, cred.Connection, account.OAuthHosts(ac, m))
 	if err != nil {
 		return cred, nil, refreshURLError(conn, ac, m, err)
 	}
 	conf := &oauth2.Config{ClientID: ac.ClientID, ClientSecret: clientSecret, Endpoint: oauth2.Endpoint{
 		TokenURL: tokenURL, AuthStyle: authStyle(m.OAuth2.TokenAuthStyle)}}
-	octx := context.WithValue(ctx, oauth2.HTTPClient, e.clientFor(conn.ConnectorID, strings.HasPrefix(tokenURL, "http:")))
+	octx := context.WithValue(ctx, oauth2.HTTPClient,
+		account.TokenClient(e.clientFor(conn.ConnectorID, strings.HasPrefix(tokenURL, "http:")), m.OAuth2))
 	tok, err := conf.TokenSource(octx, &oauth2.Token{RefreshToken: cred.RefreshToken}).Token()
 	if err != nil {
 		var re *oauth2.RetrieveError
@@ -337,10 +343,11 @@ func (e *Executor) refreshCredential(ctx context.Context, conn store.Connection,
 	if tok.RefreshToken != "" {
 		cred.RefreshToken = tok.RefreshToken
 	}
-	cred.Expiry = tok.Expiry
+	cred.Expiry = account.TokenExpiry(tok)
 	if tok.TokenType != "" {
 		cred.TokenType = tok.TokenType
 	}
+	cred.Connection = e.refreshedFields(ctx, conn, con, m, cred.Connection, tok.Extra)
 	sealed, err := e.accounts.Seal(conn.ID, cred)
 	if err != nil {
 		return cred, nil, err
@@ -354,6 +361,40 @@ func (e *Executor) refreshCredential(ctx context.Context, conn store.Connection,
 	// (RFC 6749, section 6); with one, it may have narrowed them.
 	granted, _ := account.GrantedScopes(tok.Extra("scope"))
 	return cred, granted, nil
+}
+
+// refreshedFields returns the account's connection fields with those a
+// refresh answer names again (fromToken: Pipedrive's api_domain, which
+// may move), so that later calls go where the provider now says. A value
+// missing from the answer, or one that does not fit its field's pattern,
+// keeps the stored one: the host every call goes to is never taken from
+// a value the sign-in would have refused. fields is not modified (the
+// resolution cache shares it).
+func (e *Executor) refreshedFields(ctx context.Context, conn store.Connection, con *catalog.Connector, m *catalog.AuthMethod,
+	fields map[string]string, extra func(string) any) map[string]string {
+	out := fields
+	for _, f := range con.ConnectionFields {
+		if f.FromToken == "" || !f.UsedBy(m.ID) {
+			continue
+		}
+		v, _ := extra(f.FromToken).(string)
+		v = strings.TrimPrefix(strings.TrimPrefix(v, "https://"), "http://")
+		if v == "" || v == out[f.Name] {
+			continue
+		}
+		if !f.Matches(v) {
+			e.log.WarnContext(ctx, "a token refresh answer named a value that does not fit its field; the stored one is kept",
+				"connection_id", conn.ID, "field", f.Name)
+			continue
+		}
+		copied := make(map[string]string, len(out)+1)
+		for k, x := range out {
+			copied[k] = x
+		}
+		copied[f.Name] = v
+		out = copied
+	}
+	return out
 }
 
 func authStyle(s string) oauth2.AuthStyle {
@@ -418,7 +459,8 @@ func (e *Executor) clientCredentialsToken(ctx context.Context, conn store.Connec
 	v, err, _ := e.refresh.Do("cc:"+key, func() (any, error) {
 		conf := &clientcredentials.Config{ClientID: cred.ClientID, ClientSecret: cred.ClientSecret, TokenURL: tokenURL,
 			Scopes: scopes, EndpointParams: params, AuthStyle: authStyle(m.OAuth2.TokenAuthStyle)}
-		tok, err := conf.Token(context.WithValue(ctx, oauth2.HTTPClient, e.clientFor(conn.ConnectorID, strings.HasPrefix(tokenURL, "http:"))))
+		tok, err := conf.Token(context.WithValue(ctx, oauth2.HTTPClient,
+			account.TokenClient(e.clientFor(conn.ConnectorID, strings.HasPrefix(tokenURL, "http:")), m.OAuth2)))
 		if err != nil {
 			var re *oauth2.RetrieveError
 			if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < 500 {

@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -130,6 +131,15 @@ type Call struct {
 // provider's answer (the part the tool's definition selects). The tool
 // comes from t's catalog.
 func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, error) {
+	return e.ExecuteLogged(ctx, t, c, nil)
+}
+
+// ExecuteLogged is Execute that fills the call's execution log entry rec
+// (when not nil) with the connector, tool, account and the provider's
+// status and time; the caller sets the outcome and adds it to the log.
+// rec is a parameter of its own, not a field of Call, so that the caller's
+// entry can stay on its stack: Call's strings leak to the heap.
+func (e *Executor) ExecuteLogged(ctx context.Context, t tenant.Tenant, c Call, rec *execlog.Entry) (any, error) {
 	if err := t.Check(); err != nil {
 		e.metrics.ToolCall(nil, err)
 		return nil, err
@@ -140,13 +150,17 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 		e.metrics.ToolCall(nil, err)
 		return nil, err
 	}
-	res, err := e.execute(ctx, t, c, tool)
+	res, err := e.execute(ctx, t, c, tool, rec)
 	e.metrics.ToolCall(tool, err)
 	return res, err
 }
 
-// execute runs a tool of t's catalog.
-func (e *Executor) execute(ctx context.Context, t tenant.Tenant, c Call, tool *catalog.Tool) (any, error) {
+// execute runs a tool of t's catalog, filling rec when it is not nil.
+func (e *Executor) execute(ctx context.Context, t tenant.Tenant, c Call, tool *catalog.Tool, rec *execlog.Entry) (any, error) {
+	con := tool.Connector()
+	if rec != nil {
+		rec.Tool, rec.ConnectorID = tool.ID, con.ID
+	}
 	disabled, err := e.store.ToolDisabled(ctx, t.ProjectID, t.ToolsVersion, tool.ID)
 	if err != nil {
 		return nil, err
@@ -163,9 +177,8 @@ func (e *Executor) execute(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	if err != nil {
 		return nil, err
 	}
-	con := tool.Connector()
 	if con.MCP() {
-		return e.callMCP(ctx, t, c, tool, input)
+		return e.callMCP(ctx, t, c, tool, input, rec)
 	}
 	conn, cred, base, err := e.account(ctx, t, con, account.Use{
 		UserID: c.UserID, ConnectorID: con.ID, ConnectionID: c.ConnectionID,
@@ -174,10 +187,14 @@ func (e *Executor) execute(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	if err != nil {
 		return nil, err
 	}
+	noteAccount(rec, conn.ID, cred)
 	if err := checkScopes(tool, conn, cred); err != nil {
 		return nil, err
 	}
 	if err := checkMethodTool(tool, con, conn, cred); err != nil {
+		return nil, err
+	}
+	if input, err = withPathFields(con, tool, input, cred.Connection); err != nil {
 		return nil, err
 	}
 	var out *outgoing
@@ -193,7 +210,9 @@ func (e *Executor) execute(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	if err != nil {
 		return nil, err
 	}
+	out.keepSecrets = rec != nil && rec.Payloads
 	resp, err := e.send(ctx, out, conn, cred, con)
+	noteProvider(rec, out)
 	if err != nil {
 		return nil, err
 	}
@@ -305,15 +324,36 @@ func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog
 		return conn, cred, nil, err
 	}
 	fieldDefaults(con, &cred)
-	// A refresh or a client credentials token may have narrowed the
-	// granted scopes without touching the resolution cache.
-	if cred.Type == catalog.AuthOAuth2 || cred.Type == catalog.AuthOAuth2ClientCredentials {
+	m := method(con, cred)
+	switch {
+	case m == nil:
+	case cred.Type == catalog.AuthOAuth2:
+		// An expired token is refreshed before the request is built: the
+		// refresh answer may move the account's host (Pipedrive's
+		// api_domain), and the request must go where it now says.
+		cred = e.fresh.newer(conn, cred)
+		if needsRefresh(cred, e.now()) {
+			if cred, err = e.refreshToken(ctx, conn, cred, con, m, false); err != nil {
+				return conn, cred, nil, err
+			}
+		}
+	case cred.Type == catalog.AuthServiceAccount:
+		// The token is needed for the call anyway; getting it now records
+		// the scopes it grants before the scope check.
+		if _, err := e.grantToken(ctx, conn, cred, m); err != nil {
+			return conn, cred, nil, err
+		}
+	}
+	// A refresh, a client credentials or a service account token may have
+	// narrowed the granted scopes without touching the resolution cache.
+	switch cred.Type {
+	case catalog.AuthOAuth2, catalog.AuthOAuth2ClientCredentials, catalog.AuthServiceAccount:
 		conn.Scopes = e.granted.of(conn)
 	}
 	// An auth method may serve its accounts on a base URL of its own
 	// (Atlassian OAuth apps call api.atlassian.com with a cloud id).
 	tmpl := con.API.BaseURL
-	if m := method(con, cred); m != nil {
+	if m != nil {
 		tmpl = con.BaseURLFor(m.ID)
 		if cred, err = e.fieldsFromGrant(ctx, conn, cred, con, m); err != nil {
 			return conn, cred, nil, err
@@ -321,4 +361,29 @@ func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog
 	}
 	base, err := baseURL(con.ID, tmpl, cred.Connection)
 	return conn, cred, base, err
+}
+
+// noteAccount records the account a call runs with in its log entry, and,
+// when the entry keeps payloads, the credential's values, which its stored
+// payloads must never show.
+func noteAccount(rec *execlog.Entry, connectionID string, cred account.Credential) {
+	if rec == nil {
+		return
+	}
+	rec.ConnectionID = connectionID
+	if rec.Payloads {
+		rec.AddSecrets(cred.Secrets()...)
+	}
+}
+
+// noteProvider copies what the provider requests of out took and answered
+// into the call's log entry.
+func noteProvider(rec *execlog.Entry, out *outgoing) {
+	if rec == nil {
+		return
+	}
+	rec.ProviderCall(out.status, out.took)
+	if len(out.secrets) > 0 {
+		rec.AddSecrets(out.secrets...)
+	}
 }

@@ -58,12 +58,36 @@ func (e *Executor) grantToken(ctx context.Context, conn store.Connection, cred a
 			tok.Expiry = e.now().Add(unknownExpiry)
 		}
 		e.tokens.put(key, tok)
+		if m.Type == catalog.AuthServiceAccount {
+			e.recordServiceAccountScopes(ctx, conn, m, tok)
+		}
 		return tok, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return v.(*oauth2.Token), nil
+}
+
+// recordServiceAccountScopes records what a service account's token
+// grants, as a sign-in does for an OAuth account, so the scope check
+// before a call holds for both: the answer's scope field, or, as Google
+// usually sends none, the scopes the assertion asked for.
+func (e *Executor) recordServiceAccountScopes(ctx context.Context, conn store.Connection, m *catalog.AuthMethod, tok *oauth2.Token) {
+	granted, ok := account.GrantedScopes(tok.Extra("scope"))
+	if !ok {
+		granted = requestedGrantScopes(conn, m)
+	}
+	e.granted.put(conn, e.storeGranted(ctx, conn, granted))
+}
+
+// requestedGrantScopes are the scopes a signed assertion asks for: the
+// account's, else its method's.
+func requestedGrantScopes(conn store.Connection, m *catalog.AuthMethod) []string {
+	if len(conn.Scopes) > 0 {
+		return conn.Scopes
+	}
+	return m.OAuth2.Scopes
 }
 
 // jwtBearerToken signs an assertion with the account's key (RS256; iss the
@@ -83,10 +107,7 @@ func (e *Executor) jwtBearerToken(ctx context.Context, conn store.Connection, cr
 			return nil, grantURLError(conn, err)
 		}
 	}
-	scopes := conn.Scopes
-	if len(scopes) == 0 {
-		scopes = m.OAuth2.Scopes
-	}
+	scopes := requestedGrantScopes(conn, m)
 	conf := &jwt.Config{Email: cred.Issuer, Subject: cred.Subject, PrivateKey: []byte(cred.PrivateKey), PrivateKeyID: cred.PrivateKeyID,
 		Scopes: scopes, TokenURL: tokenURL, Audience: audience, Expires: assertionLifetime}
 	octx := context.WithValue(ctx, oauth2.HTTPClient, e.clientFor(conn.ConnectorID, strings.HasPrefix(tokenURL, "http:")))

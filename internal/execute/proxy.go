@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
@@ -42,14 +43,20 @@ var droppedHeaders = map[string]bool{"authorization": true, "proxy-authorization
 // credential and returns the provider's body: JSON as JSON, text as text,
 // anything else as base64 with its content type.
 func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any, error) {
-	con, res, err := e.proxy(ctx, t, c)
+	return e.ProxyLogged(ctx, t, c, nil)
+}
+
+// ProxyLogged is Proxy that fills the call's execution log entry rec (when
+// not nil), as ExecuteLogged does.
+func (e *Executor) ProxyLogged(ctx context.Context, t tenant.Tenant, c ProxyCall, rec *execlog.Entry) (any, error) {
+	con, res, err := e.proxy(ctx, t, c, rec)
 	e.metrics.ProxyCall(con, err)
 	return res, err
 }
 
-// proxy is Proxy; it returns the connector the call named, nil when there
-// is none (for the proxy metric).
-func (e *Executor) proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (*catalog.Connector, any, error) {
+// proxy is ProxyLogged; it returns the connector the call named, nil when
+// there is none (for the proxy metric).
+func (e *Executor) proxy(ctx context.Context, t tenant.Tenant, c ProxyCall, rec *execlog.Entry) (*catalog.Connector, any, error) {
 	if err := t.Check(); err != nil {
 		return nil, nil, err
 	}
@@ -62,12 +69,12 @@ func (e *Executor) proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (*ca
 		return nil, nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"connectorId"},
 			Message: "is not a connector; GET /v1/connectors lists them"})
 	}
-	res, err := e.proxyTo(ctx, t, con, c)
+	res, err := e.proxyTo(ctx, t, con, c, rec)
 	return con, res, err
 }
 
 // proxyTo sends a proxy call to con.
-func (e *Executor) proxyTo(ctx context.Context, t tenant.Tenant, con *catalog.Connector, c ProxyCall) (any, error) {
+func (e *Executor) proxyTo(ctx context.Context, t tenant.Tenant, con *catalog.Connector, c ProxyCall, rec *execlog.Entry) (any, error) {
 	if !con.API.Proxy {
 		return nil, apierr.New(apierr.ForbiddenEndpoint, "%s does not accept raw proxy requests; use its tools", con.ID)
 	}
@@ -78,6 +85,7 @@ func (e *Executor) proxyTo(ctx context.Context, t tenant.Tenant, con *catalog.Co
 	if err != nil {
 		return nil, err
 	}
+	noteAccount(rec, conn.ID, cred)
 	target, err := ProxyURL(base, c.Endpoint)
 	if err != nil {
 		return nil, err
@@ -88,6 +96,7 @@ func (e *Executor) proxyTo(ctx context.Context, t tenant.Tenant, con *catalog.Co
 	}
 	target.RawQuery = q.Encode()
 	out := newOutgoing(con, c.Method, target)
+	out.keepSecrets = rec != nil && rec.Payloads
 	for k, v := range c.Headers {
 		if !droppedHeaders[strings.ToLower(k)] {
 			out.Header.Set(k, v)
@@ -108,6 +117,7 @@ func (e *Executor) proxyTo(ctx context.Context, t tenant.Tenant, con *catalog.Co
 		return nil
 	})
 	resp, err := e.send(ctx, out, conn, cred, con)
+	noteProvider(rec, out)
 	if err != nil {
 		if ae, ok := apierr.As(err); ok && ae.Code == apierr.ExecutionError && ae.Upstream != nil {
 			// Through the proxy every provider failure is UPSTREAM_ERROR (docs/execution.md).

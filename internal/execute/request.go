@@ -3,12 +3,14 @@ package execute
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -22,6 +24,14 @@ type outgoing struct {
 	URL    *url.URL
 	Header http.Header
 	Body   []byte
+	// status and took are the provider's last status and the time of
+	// every attempt, for the execution log (noteProvider); when
+	// keepSecrets is set (the call's payloads are logged), secrets gathers
+	// the credential values the requests were sent with, to be redacted.
+	status      int
+	took        time.Duration
+	keepSecrets bool
+	secrets     []string
 }
 
 // newOutgoing starts a request to a connector's API with the headers its
@@ -91,6 +101,28 @@ func baseURL(conID, tmpl string, fields map[string]string) (*url.URL, error) {
 
 func missingField(conID, field string) error {
 	return apierr.New(apierr.ExecutionError, "the %s account has no %s; reconnect it with that field", conID, field)
+}
+
+// withPathFields returns input with the tool's path placeholders that name
+// connection fields (Twilio's {accountSid}) set from the account's
+// fields; input itself is not modified. A field the account lacks, or whose
+// value does not fit its pattern, is an error: the call would go to
+// another path.
+func withPathFields(con *catalog.Connector, tool *catalog.Tool, input map[string]any, fields map[string]string) (map[string]any, error) {
+	names := tool.PathFields()
+	if len(names) == 0 {
+		return input, nil
+	}
+	out := make(map[string]any, len(input)+len(names))
+	maps.Copy(out, input)
+	for _, n := range names {
+		v := fields[n]
+		if f := con.Field(n); v == "" || f == nil || !f.Matches(v) {
+			return nil, missingField(con.ID, n)
+		}
+		out[n] = v
+	}
+	return out, nil
 }
 
 // fieldHeaders sets the connector's headers that take connection fields

@@ -193,3 +193,48 @@ func unseenFields(schema any, values []any, at string, missing *[]string) {
 		unseenFields(items, elems, at+"/items", missing)
 	}
 }
+
+// sampleResult is what the executor makes of a sample answer, for a tool
+// this test cannot run with its auth method.
+func sampleResult(tool *catalog.Tool, s *sampleResponse) any {
+	r, err := toolResult(tool, &response{Status: s.status(), ContentType: s.ContentType, Body: s.raw})
+	if err != nil {
+		return err.Error()
+	}
+	return r
+}
+
+// secretKeys finds, in a result, members named like a credential
+// (auth_token, client_secret, private_key, …) and returns their paths.
+func secretKeys(v any, at string, allowed map[string]bool, found *[]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			// A flag (Calendly's secret event types, Dropbox's
+			// require_password) or an empty placeholder is no credential.
+			if str, ok := e.(string); ok && str != "" && secretName(k) && !allowed[at+"/"+k] {
+				*found = append(*found, at+"/"+k)
+			}
+			secretKeys(e, at+"/"+k, allowed, found)
+		}
+	case []any:
+		for _, e := range x {
+			secretKeys(e, at+"/*", allowed, found)
+		}
+	}
+}
+
+func secretName(k string) bool {
+	n := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
+	switch n {
+	case "authtoken", "accesstoken", "refreshtoken", "idtoken", "clientsecret", "password", "apikey", "apisecret",
+		"secret", "privatekey", "secretkey", "signingsecret", "webhooksecret", "sessiontoken":
+		return true
+	}
+	return strings.HasSuffix(n, "secret") || strings.HasSuffix(n, "password")
+}
+
+// meetingPasscodes are a Zoom meeting's passcode in its forms for the
+// app, phone and H.323 joiners: the host shares it with the invitees, and
+// an agent that schedules a meeting passes it on; it opens no account.
+var meetingPasscodes = map[string]bool{"/password": true, "/h323_password": true, "/pstn_password": true, "/encrypted_password": true}

@@ -103,18 +103,21 @@ func (e *Executor) sendOnce(ctx context.Context, out *outgoing, conn store.Conne
 	if err != nil {
 		return nil, cred, err
 	}
-	r, err := e.do(ctx, req, con)
+	// A token the gateway obtained itself (client credentials, a JWT
+	// grant) never reaches a stored payload either.
+	if out.keepSecrets {
+		out.secrets = append(out.secrets, used.Secrets()...)
+	}
+	r, err := e.do(ctx, req, out, con)
 	return r, used, err
 }
 
 // do sends one authenticated request to the provider and reads its answer,
 // in a client span named after the connector (traceparent goes along only
-// when the connector accepts it), and records how long the provider took.
-func (e *Executor) do(ctx context.Context, req *http.Request, con *catalog.Connector) (*response, error) {
-	var start time.Time
-	if e.metrics != nil {
-		start = time.Now()
-	}
+// when the connector accepts it). It adds the provider's time (the request
+// and the whole answer, wall clock whatever clock e.now is) and status to
+// out for the execution log, and records them in the provider metric.
+func (e *Executor) do(ctx context.Context, req *http.Request, out *outgoing, con *catalog.Connector) (*response, error) {
 	span := noSpan
 	if e.tracer.On() {
 		var sctx context.Context
@@ -128,11 +131,12 @@ func (e *Executor) do(ctx context.Context, req *http.Request, con *catalog.Conne
 			e.tracer.Inject(sctx, req.Header)
 		}
 	}
+	start := time.Now()
 	status := 0
 	defer func() {
-		if e.metrics != nil {
-			e.metrics.ProviderCall(con, status, time.Since(start))
-		}
+		took := time.Since(start)
+		out.took += took
+		e.metrics.ProviderCall(con, status, took)
 		if span.IsRecording() {
 			if status > 0 {
 				span.SetAttributes(attribute.Int("http.response.status_code", status))
@@ -148,6 +152,7 @@ func (e *Executor) do(ctx context.Context, req *http.Request, con *catalog.Conne
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	out.status = resp.StatusCode
 	if err != nil {
 		return nil, e.transportError(ctx, err, con.ID, req.URL.Host)
 	}
@@ -237,11 +242,16 @@ func truncate(b []byte, n int) string {
 // toolResult decodes a successful answer and selects the part the tool's
 // definition names.
 func toolResult(tool *catalog.Tool, r *response) (any, error) {
-	if tool.Request != nil && tool.Request.Response == "" && tool.Request.GraphQL == "" && json.Valid(r.Body) {
+	if tool.Request != nil && tool.Request.Response == "" && tool.Request.GraphQL == "" && len(tool.Request.Omit) == 0 && json.Valid(r.Body) {
 		// Nothing to select: the provider's JSON passes through undecoded.
 		return json.RawMessage(r.Body), nil
 	}
 	v := decodeBody(r)
+	if tool.Request != nil {
+		for _, p := range tool.Request.Omit {
+			catalog.DeletePath(v, p)
+		}
+	}
 	if tool.Request != nil && tool.Request.GraphQL != "" {
 		if m, ok := v.(map[string]any); ok {
 			if errs, ok := m["errors"]; ok && m["data"] == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"net/http"
@@ -14,25 +15,32 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	builtin "github.com/switchboard-gw/switchboard/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-// signInHosts are the real hosts of the connectors whose sign-in hands
-// over account values; the test catalog sends each to the fake under a
-// path prefix of the host's name, so the fake sees which host a request
-// was meant for. Pipedrive's API host comes from the token response
-// (api_domain), which the fake points at itself.
+// signInHosts are the real hosts of the connectors whose whole sign-in
+// the tests run; the test catalog sends each to the fake under a path
+// prefix of the host's name, so the fake sees which host a request was
+// meant for. A host the user types or the provider names ({loginHost},
+// {shop}.myshopify.com, Pipedrive's api_domain) is the fake's too.
 var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", "quickbooks.api.intuit.com",
 	"auth.atlassian.com", "api.atlassian.com", "login.xero.com", "identity.xero.com", "api.xero.com", "oauth.pipedrive.com",
 	"api.notion.com", "airtable.com", "api.airtable.com", "www.dropbox.com", "api.dropboxapi.com",
 	"app.asana.com", "app.hubspot.com", "api.hubapi.com", "github.com", "api.github.com",
 	"accounts.google.com", "oauth2.googleapis.com", "www.googleapis.com",
-	"login.mailchimp.com", "{dc}.api.mailchimp.com", "{loginHost}", "{instanceUrl}", "login.microsoftonline.com", "graph.microsoft.com"}
+	"login.mailchimp.com", "{dc}.api.mailchimp.com", "{loginHost}", "{instanceUrl}", "login.microsoftonline.com", "graph.microsoft.com",
+	"account.box.com", "api.box.com", "auth.calendly.com", "api.calendly.com", "app.clickup.com", "api.clickup.com",
+	"www.figma.com", "api.figma.com", "{host}", "gmail.googleapis.com", "docs.googleapis.com", "sheets.googleapis.com",
+	"app.intercom.com", "api.intercom.io", "linear.app", "api.linear.app", "auth.monday.com", "api.monday.com",
+	"{domain}", "identity.pagerduty.com", "sentry.io", "{region}.sentry.io", "{shop}.myshopify.com", "slack.com",
+	"connect.squareup.com", "connect.stripe.com", "api.stripe.com", "todoist.com", "app.todoist.com", "api.todoist.com",
+	"{subdomain}.zendesk.com", "zoom.us", "api.zoom.us"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
-// the test catalog widens it to the fake's host and port followed by the
+// the test catalog widens it to the fake's host and port followed by a
 // company domain as a path prefix.
 const pipedriveDomainPattern = `"[a-z0-9][a-z0-9-]*\\.pipedrive\\.com"`
 
@@ -41,7 +49,65 @@ type signInCall struct {
 	Method, Path string // Path starts with the real host: /api.atlassian.com/ex/jira/…
 	Query        url.Values
 	Header       http.Header
-	Form         url.Values
+	Form         url.Values // the form, or a JSON object's members
+}
+
+// tokenSpec is how one provider's token endpoint must be called.
+type tokenSpec struct {
+	who string // the access token it gives is at-<who>
+	// body: the client id and secret come in the body, not in a basic
+	// header; json: the body is a JSON object, not a form (Square).
+	body, json bool
+	// code and refresh say which grants the endpoint takes (Figma has one
+	// URL for each).
+	code, refresh bool
+	// scope is what the code exchange must carry as scope (Zendesk), if
+	// anything.
+	scope string
+	// lasting: the provider's tokens do not expire, and it gives no
+	// refresh token.
+	lasting bool
+}
+
+// signInTokens are the token endpoints of the fake, by path.
+var signInTokens = map[string]tokenSpec{
+	"/oauth.platform.intuit.com/oauth2/v1/tokens/bearer":                   {who: "quickbooks", code: true, refresh: true},
+	"/auth.atlassian.com/oauth/token":                                      {who: "atlassian", body: true, code: true, refresh: true},
+	"/identity.xero.com/connect/token":                                     {who: "xero", code: true, refresh: true},
+	"/oauth.pipedrive.com/oauth/token":                                     {who: "pipedrive", code: true, refresh: true},
+	"/api.notion.com/v1/oauth/token":                                       {who: "notion", code: true, refresh: true},
+	"/airtable.com/oauth2/v1/token":                                        {who: "airtable", code: true, refresh: true},
+	"/api.dropboxapi.com/oauth2/token":                                     {who: "dropbox", code: true, refresh: true},
+	"/app.asana.com/-/oauth_token":                                         {who: "asana", body: true, code: true, refresh: true},
+	"/api.hubapi.com/oauth/v1/token":                                       {who: "hubspot", body: true, code: true, refresh: true},
+	"/github.com/login/oauth/access_token":                                 {who: "github", body: true, code: true, refresh: true},
+	"/oauth2.googleapis.com/token":                                         {who: "google", body: true, code: true, refresh: true},
+	"/login.mailchimp.com/oauth2/token":                                    {who: "mailchimp", body: true, code: true, lasting: true},
+	"/test.salesforce.com/services/oauth2/token":                           {who: "salesforce", body: true, code: true, refresh: true},
+	"/login.salesforce.com/services/oauth2/token":                          {who: "salesforce", body: true, code: true, refresh: true},
+	"/login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token": {who: "microsoft", body: true, code: true, refresh: true},
+	"/login.microsoftonline.com/common/oauth2/v2.0/token":                  {who: "microsoft", body: true, code: true, refresh: true},
+	"/api.box.com/oauth2/token":                                            {who: "box", body: true, code: true, refresh: true},
+	"/auth.calendly.com/oauth/token":                                       {who: "calendly", body: true, code: true, refresh: true},
+	"/api.clickup.com/api/v2/oauth/token":                                  {who: "clickup", body: true, code: true, lasting: true},
+	// Figma takes a code at one URL and a refresh token at another, both
+	// with the client in a basic header.
+	"/api.figma.com/v1/oauth/token":                      {who: "figma", code: true},
+	"/api.figma.com/v1/oauth/refresh":                    {who: "figma", refresh: true},
+	"/gitlab.com/oauth/token":                            {who: "gitlab", body: true, code: true, refresh: true},
+	"/api.intercom.io/auth/eagle/token":                  {who: "intercom", body: true, code: true, lasting: true},
+	"/api.linear.app/oauth/token":                        {who: "linear", body: true, code: true, refresh: true},
+	"/auth.monday.com/oauth2/token":                      {who: "monday", body: true, code: true, lasting: true},
+	"/acme.okta.com/oauth2/v1/token":                     {who: "okta", code: true, refresh: true},
+	"/identity.pagerduty.com/oauth/token":                {who: "pagerduty", body: true, code: true, refresh: true},
+	"/sentry.io/oauth/token/":                            {who: "sentry", body: true, code: true, refresh: true},
+	"/acme-store.myshopify.com/admin/oauth/access_token": {who: "shopify", body: true, code: true, lasting: true},
+	"/slack.com/api/oauth.v2.access":                     {who: "slack", code: true, lasting: true},
+	"/connect.squareup.com/oauth2/token":                 {who: "square", body: true, json: true, code: true, refresh: true},
+	"/connect.stripe.com/oauth/token":                    {who: "stripe", body: true, code: true, lasting: true},
+	"/api.todoist.com/oauth/access_token":                {who: "todoist", body: true, code: true, lasting: true},
+	"/acme.zendesk.com/oauth/tokens":                     {who: "zendesk", body: true, json: true, code: true, refresh: true, scope: "read write"},
+	"/zoom.us/oauth/token":                               {who: "zoom", code: true, refresh: true},
 }
 
 // signInFake stands for the providers of signInHosts: token endpoints that
@@ -64,18 +130,16 @@ func newSignInFake(t *testing.T) *signInFake {
 		tenants: `[{"tenantId":"00000000-0000-0000-0000-00000000000a","tenantType":"PRACTICE","tenantName":"Practice"},` +
 			`{"tenantId":"fe79f7dd-b6d4-4a92-ba7b-538af6289c58","tenantType":"ORGANISATION","tenantName":"Demo Company"}]`}
 	f.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = r.ParseForm()
+		form, isJSON := readBody(r)
 		f.mu.Lock()
-		f.calls = append(f.calls, signInCall{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Form: r.PostForm})
+		f.calls = append(f.calls, signInCall{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Form: form})
 		f.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
+		if spec, ok := signInTokens[r.URL.Path]; ok {
+			f.token(w, r, spec, form, isJSON)
+			return
+		}
 		switch r.URL.Path {
-		case "/oauth.platform.intuit.com/oauth2/v1/tokens/bearer", "/auth.atlassian.com/oauth/token", "/identity.xero.com/connect/token",
-			"/oauth.pipedrive.com/oauth/token", "/api.notion.com/v1/oauth/token", "/airtable.com/oauth2/v1/token", "/api.dropboxapi.com/oauth2/token",
-			"/app.asana.com/-/oauth_token", "/api.hubapi.com/oauth/v1/token", "/github.com/login/oauth/access_token", "/oauth2.googleapis.com/token",
-			"/login.mailchimp.com/oauth2/token", "/test.salesforce.com/services/oauth2/token", "/login.salesforce.com/services/oauth2/token",
-			"/login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token", "/login.microsoftonline.com/common/oauth2/v2.0/token":
-			f.token(w, r)
 		case "/login.mailchimp.com/oauth2/metadata":
 			// Mailchimp documents this call with an OAuth, not a Bearer, prefix.
 			if r.Header.Get("Authorization") != "OAuth at-mailchimp" {
@@ -95,58 +159,99 @@ func newSignInFake(t *testing.T) *signInFake {
 	return f
 }
 
-// token answers a code exchange done the way the provider documents it:
-// the code, the redirect URI, the client in a basic header (Intuit, Xero)
-// or in the body (Atlassian), and the PKCE verifier where one was sent.
-func (f *signInFake) token(w http.ResponseWriter, r *http.Request) {
-	conn := map[string]string{"/oauth.platform.intuit.com": "quickbooks", "/auth.atlassian.com/": "atlassian", "/identity.xero.com/": "xero",
-		"/oauth.pipedrive.com/": "pipedrive", "/api.notion.com/": "notion", "/airtable.com/": "airtable", "/api.dropboxapi.com/": "dropbox",
-		"/app.asana.com/": "asana", "/api.hubapi.com/": "hubspot", "/github.com/": "github", "/oauth2.googleapis.com/": "google",
-		"/login.mailchimp.com/": "mailchimp", "/test.salesforce.com/": "salesforce", "/login.salesforce.com/": "salesforce",
-		"/login.microsoftonline.com/": "microsoft"}
-	who := ""
-	for prefix, name := range conn {
-		if strings.HasPrefix(r.URL.Path, prefix) {
-			who = name
+// readBody reads a form or a JSON object's string members, and says
+// which it was.
+func readBody(r *http.Request) (url.Values, bool) {
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		_ = r.ParseForm()
+		return r.PostForm, false
+	}
+	var obj map[string]any
+	raw, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(raw, &obj)
+	form := url.Values{}
+	for k, v := range obj {
+		if s, ok := v.(string); ok {
+			form.Set(k, s)
 		}
 	}
+	return form, true
+}
+
+// token answers a code exchange or a refresh done the way the provider
+// documents it: the grant, the code and redirect URI or the refresh
+// token, the client in a basic header or in the body, the PKCE verifier
+// where a challenge was sent, a form or a JSON body.
+func (f *signInFake) token(w http.ResponseWriter, r *http.Request, spec tokenSpec, form url.Values, isJSON bool) {
 	id, secret, basic := r.BasicAuth()
 	if !basic {
-		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+		id, secret = form.Get("client_id"), form.Get("client_secret")
 	}
-	f.mu.Lock()
-	challenge, pkce := f.challenges[r.PostForm.Get("code")]
-	f.mu.Unlock()
-	sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-	if r.PostForm.Get("grant_type") != "authorization_code" || r.PostForm.Get("code") == "" ||
-		r.PostForm.Get("redirect_uri") != "http://sb.test/api/oauth/callback" || id != "cid" || secret != "csecret" ||
-		basic != !clientInBody[who] || (pkce && base64.RawURLEncoding.EncodeToString(sum[:]) != challenge) ||
-		(!pkce && r.PostForm.Get("code_verifier") != "") {
+	ok := r.Method == "POST" && id == "cid" && secret == "csecret" && basic != spec.body && isJSON == spec.json &&
+		(!basic || form.Get("client_secret") == "")
+	switch form.Get("grant_type") {
+	case "authorization_code":
+		f.mu.Lock()
+		challenge, pkce := f.challenges[form.Get("code")]
+		f.mu.Unlock()
+		sum := sha256.Sum256([]byte(form.Get("code_verifier")))
+		ok = ok && spec.code && form.Get("code") != "" && form.Get("redirect_uri") == "http://sb.test/api/oauth/callback" &&
+			(!pkce || base64.RawURLEncoding.EncodeToString(sum[:]) == challenge) && (pkce || form.Get("code_verifier") == "") &&
+			form.Get("scope") == spec.scope
+	case "refresh_token":
+		ok = ok && spec.refresh && form.Get("refresh_token") == "rt"
+	default:
+		ok = false
+	}
+	if !ok {
 		w.WriteHeader(400)
 		_, _ = io.WriteString(w, `{"error":"invalid_grant"}`)
 		return
 	}
-	extra := ""
-	if who == "pipedrive" {
-		// Pipedrive names the company's API host with every token.
-		extra = `,"api_domain":"` + f.srv.URL + `/acme.pipedrive.com"`
+	// A refreshed token lasts a day: longer than expireTokens moves the
+	// clock past the first ones.
+	access, expiresIn := "at-"+spec.who, "3600"
+	if form.Get("grant_type") == "refresh_token" {
+		access, expiresIn = access+"-2", "86400"
 	}
-	if who == "salesforce" {
+	extra := ""
+	switch spec.who {
+	case "pipedrive":
+		// Pipedrive names the company's API host with every token; the
+		// test's company moved after its sign-in.
+		domain := "acme"
+		if form.Get("grant_type") == "refresh_token" {
+			domain = "acme-eu"
+		}
+		extra = `,"api_domain":"` + f.srv.URL + "/" + domain + `.pipedrive.com"`
+	case "salesforce":
 		// So does Salesforce, for the org's instance (instance_url).
 		f.mu.Lock()
 		extra = `,"instance_url":"` + f.instanceURL + `"`
 		f.mu.Unlock()
 	}
-	_, _ = io.WriteString(w, `{"access_token":"at-`+who+`","refresh_token":"rt","token_type":"Bearer","expires_in":3600`+extra+`}`)
+	if spec.who == "square" {
+		// Square names the expiry as a time (expires_at), not a lifetime.
+		lifetime := time.Hour
+		if form.Get("grant_type") == "refresh_token" {
+			lifetime = 24 * time.Hour
+		}
+		_, _ = io.WriteString(w, `{"access_token":"`+access+`","token_type":"bearer","expires_at":"`+
+			time.Now().Add(lifetime).UTC().Format(time.RFC3339)+`","merchant_id":"ML1","refresh_token":"rt","short_lived":false}`)
+		return
+	}
+	if spec.lasting {
+		_, _ = io.WriteString(w, `{"access_token":"`+access+`","token_type":"Bearer"`+extra+`}`)
+		return
+	}
+	_, _ = io.WriteString(w, `{"access_token":"`+access+`","refresh_token":"rt","token_type":"Bearer","expires_in":`+expiresIn+extra+`}`)
 }
 
-// clientInBody are the providers that take the client id and secret in the
-// body of the code exchange; the others take a basic header.
-var clientInBody = map[string]bool{"atlassian": true, "asana": true, "hubspot": true, "github": true, "google": true,
-	"mailchimp": true, "salesforce": true, "microsoft": true}
-
+// bearer answers body to a call that carries an access token the fake
+// gave: as a Bearer token, bare (monday.com) or in Shopify's header.
 func (f *signInFake) bearer(w http.ResponseWriter, r *http.Request, body string) {
-	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer at-") {
+	auth := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !strings.HasPrefix(auth, "at-") && !strings.HasPrefix(r.Header.Get("X-Shopify-Access-Token"), "at-") {
 		w.WriteHeader(401)
 		return
 	}
@@ -168,13 +273,19 @@ func (f *signInFake) count() int {
 
 var allowedHostsLine = regexp.MustCompile(`allowedHosts: \[.*\]`)
 
+// signInConnectors are the connectors of TestConnect_SignInHandsOverAccountValues.
+var signInConnectors = []string{"quickbooks", "jira", "confluence", "xero", "pipedrive", "notion", "airtable", "dropbox",
+	"asana", "hubspot", "github", "google_calendar", "mailchimp", "salesforce", "microsoft_teams", "outlook"}
+
 // signInCatalog is the built-in definitions of the connectors, as
 // shipped, with each real host sent to the fake.
-func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
+func signInCatalog(t *testing.T, fake *signInFake, ids ...string) fs.FS {
 	t.Helper()
+	if len(ids) == 0 {
+		ids = signInConnectors
+	}
 	mfs := fstest.MapFS{}
-	for _, id := range []string{"quickbooks", "jira", "confluence", "xero", "pipedrive", "notion", "airtable", "dropbox",
-		"asana", "hubspot", "github", "google_calendar", "mailchimp", "salesforce", "microsoft_teams", "outlook"} {
+	for _, id := range ids {
 		b, err := fs.ReadFile(builtin.FS, "connectors/"+id+".yaml")
 		if err != nil {
 			t.Fatal(err)
@@ -189,13 +300,11 @@ func signInCatalog(t *testing.T, fake *signInFake) fs.FS {
 			if !strings.Contains(s, pipedriveDomainPattern) {
 				t.Fatalf("pipedrive.yaml has no apiDomain pattern %s", pipedriveDomainPattern)
 			}
-			s = strings.ReplaceAll(s, pipedriveDomainPattern, `"[0-9.]+:[0-9]+/acme\\.pipedrive\\.com"`)
+			s = strings.ReplaceAll(s, pipedriveDomainPattern, `"[0-9.]+:[0-9]+/[a-z0-9-]+\\.pipedrive\\.com"`)
 		}
-		// A typed login host or tenant (Salesforce, Microsoft) keeps the
-		// client to the allowed hosts: here the fake's.
-		if id == "salesforce" || id == "microsoft_teams" || id == "outlook" {
-			s = allowedHostsLine.ReplaceAllString(s, `allowedHosts: ["`+strings.TrimPrefix(fake.srv.URL, "https://")+`"]`)
-		}
+		// A typed login host, tenant, shop or site keeps the client to the
+		// allowed hosts: here the fake's.
+		s = allowedHostsLine.ReplaceAllString(s, `allowedHosts: ["`+strings.TrimPrefix(fake.srv.URL, "https://")+`"]`)
 		mfs["connectors/"+id+".yaml"] = &fstest.MapFile{Data: []byte(s)}
 		mfs["logos/"+id+".svg"] = &fstest.MapFile{Data: []byte("<svg/>")}
 	}
@@ -207,11 +316,15 @@ type signInCase struct {
 	connector string
 	typed     string // fields the user types before signing in (JSON)
 	// authorize is the authorize URL's path at the fake; params are
-	// parameters it must carry beside client_id, redirect_uri and state.
+	// parameters it must carry beside client_id, redirect_uri and state,
+	// noParams those it must not carry.
 	authorize string
 	params    map[string]string
+	noParams  []string
 	pkce      bool
 	redirect  string // extra callback query (Intuit's realmId)
+	// token is the path of the code exchange, when the test pins it.
+	token string
 	// extraCall is the path of the call made with the new token, if any;
 	// identity the path of the call that labels the account, if any.
 	extraCall, identity string
@@ -221,13 +334,20 @@ type signInCase struct {
 	input               string
 	wantPath            string      // its path at the fake (host first)
 	wantHdr             http.Header // headers it must carry
+	// refresh, when set, is the path of the token refresh that the same
+	// call makes once the access token has expired; the call then goes
+	// to refreshedPath (wantPath when empty) with the new token, and the
+	// account keeps refreshedStored (stored when nil).
+	refresh, refreshedPath string
+	refreshedStored        map[string]string
 }
 
 // TestConnect_SignInHandsOverAccountValues runs, per connector, the whole
 // OAuth flow through a connect link against a fake provider: the
 // authorize URL (scopes, PKCE, extra parameters), the token exchange, the
 // call that names the account's site or tenant, the fields the account
-// stores, and the first tool call on the right host and path.
+// stores, and the first tool call on the right host and path; for
+// Pipedrive also a refresh whose answer moves the account's API host.
 func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 	t.Parallel()
 	fake := newSignInFake(t)
@@ -278,6 +398,9 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 		stored:   map[string]string{"apiDomain": fakeHost + "/acme.pipedrive.com"},
 		tool:     "pipedrive_get_deal", input: `{"id":5}`,
 		wantPath: "/acme.pipedrive.com/api/v2/deals/5",
+		// A refresh answer names the API host again; the account follows it.
+		refresh: "/oauth.pipedrive.com/oauth/token", refreshedPath: "/acme-eu.pipedrive.com/api/v2/deals/5",
+		refreshedStored: map[string]string{"apiDomain": fakeHost + "/acme-eu.pipedrive.com"},
 	}, {
 		// No value to hand over: the authorize URL, the code exchange with
 		// the client in a basic header, and the pinned API version.
@@ -375,87 +498,164 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.connector, func(t *testing.T) {
 			f.t = t
-			token := f.link(t, `{"userId":"u-`+c.connector+`","connectors":["`+c.connector+`"]}`)
-			cfg := oauthConfigID(t, f, token)
-			typed := c.typed
-			if typed == "" {
-				typed = "{}"
-			}
-			authURL, cookie := f.authorize(t, token, `{"authConfigId":"`+cfg+`","fields":`+typed+`}`)
-			u, err := url.Parse(authURL)
-			if err != nil || u.Path != c.authorize || !strings.HasPrefix(authURL, fake.srv.URL) {
-				t.Fatalf("authorize URL %s, want path %s", authURL, c.authorize)
-			}
-			q := u.Query()
-			if q.Get("client_id") != "cid" || q.Get("redirect_uri") != "http://sb.test/api/oauth/callback" || q.Get("state") == "" {
-				t.Errorf("authorize URL client or redirect: %s", authURL)
-			}
-			for k, v := range c.params {
-				if q.Get(k) != v {
-					t.Errorf("authorize URL %s=%q, want %q", k, q.Get(k), v)
-				}
-			}
-			if (q.Get("code_challenge") != "") != c.pkce {
-				t.Errorf("authorize URL PKCE challenge %q, want PKCE %v", q.Get("code_challenge"), c.pkce)
-			}
-			fake.mu.Lock()
-			if c.pkce {
-				fake.challenges["code-"+c.connector] = q.Get("code_challenge")
-			}
-			fake.mu.Unlock()
-
-			before := fake.count()
-			r := f.do(f.h, "GET", "/api/oauth/callback?code=code-"+c.connector+"&state="+url.QueryEscape(q.Get("state"))+c.redirect, "", "", "Cookie", cookie)
-			if r.status != 200 || !strings.Contains(string(r.body), "is connected") {
-				t.Fatalf("callback: %d %s", r.status, r.body)
-			}
-			calls := fake.since(before)
-			if len(calls) < 1 || calls[0].Method != "POST" || !strings.HasSuffix(calls[0].Path, "token") && !strings.HasSuffix(calls[0].Path, "bearer") {
-				t.Fatalf("first call after the callback is not the token exchange: %+v", calls)
-			}
-			if c.extraCall != "" {
-				auth := calls[min(1, len(calls)-1)].Header.Get("Authorization")
-				if len(calls) < 2 || calls[1].Method != "GET" || calls[1].Path != c.extraCall ||
-					c.extraAuth == "" && !strings.HasPrefix(auth, "Bearer at-") || c.extraAuth != "" && auth != c.extraAuth {
-					t.Fatalf("the call after the token exchange: %+v", calls[1:])
-				}
-			}
-			if c.identity != "" && (len(calls) == 0 || calls[len(calls)-1].Path != c.identity) {
-				t.Errorf("the identity call: %+v, want %s", calls[len(calls)-1], c.identity)
-			}
-
-			conns, _ := f.store.ListConnections(context.Background(), f.project.ID, "u-"+c.connector)
-			if len(conns) != 1 {
-				t.Fatalf("%d accounts stored", len(conns))
-			}
-			cred, err := f.srv.accounts.Open(conns[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(cred.Connection) != len(c.stored) {
-				t.Errorf("stored fields %v, want %v", cred.Connection, c.stored)
-			}
-			for k, v := range c.stored {
-				if cred.Connection[k] != v {
-					t.Errorf("stored field %s=%q, want %q (all: %v)", k, cred.Connection[k], v, cred.Connection)
-				}
-			}
-
-			before = fake.count()
-			if st, _, raw := f.json("POST", "/v1/tools/execute", `{"toolId":"`+c.tool+`","userId":"u-`+c.connector+`","input":`+c.input+`}`); st != 200 {
-				t.Fatalf("first tool call: %d %s", st, raw)
-			}
-			calls = fake.since(before)
-			if len(calls) != 1 || calls[0].Path != c.wantPath {
-				t.Fatalf("first tool call reached %+v, want %s", calls, c.wantPath)
-			}
-			for k, v := range c.wantHdr {
-				if calls[0].Header.Get(k) != v[0] {
-					t.Errorf("first tool call header %s=%q, want %q", k, calls[0].Header.Get(k), v[0])
-				}
-			}
+			runSignIn(t, f, fake, c)
 		})
 	}
+	expireTokens(f)
+	for _, c := range cases {
+		if c.refresh != "" {
+			t.Run(c.connector+"/refresh", func(t *testing.T) {
+				f.t = t
+				runRefresh(t, f, fake, c)
+			})
+		}
+	}
+}
+
+// runSignIn signs a user in to c.connector through a connect link and
+// makes the first tool call, checking each step against c.
+func runSignIn(t *testing.T, f *fixture, fake *signInFake, c signInCase) {
+	t.Helper()
+	token := f.link(t, `{"userId":"u-`+c.connector+`","connectors":["`+c.connector+`"]}`)
+	cfg := oauthConfigID(t, f, token)
+	typed := c.typed
+	if typed == "" {
+		typed = "{}"
+	}
+	authURL, cookie := f.authorize(t, token, `{"authConfigId":"`+cfg+`","fields":`+typed+`}`)
+	u, err := url.Parse(authURL)
+	if err != nil || u.Path != c.authorize || !strings.HasPrefix(authURL, fake.srv.URL) {
+		t.Fatalf("authorize URL %s, want path %s", authURL, c.authorize)
+	}
+	q := u.Query()
+	if q.Get("client_id") != "cid" || q.Get("redirect_uri") != "http://sb.test/api/oauth/callback" || q.Get("state") == "" {
+		t.Errorf("authorize URL client or redirect: %s", authURL)
+	}
+	for k, v := range c.params {
+		if q.Get(k) != v {
+			t.Errorf("authorize URL %s=%q, want %q", k, q.Get(k), v)
+		}
+	}
+	for _, k := range c.noParams {
+		if q.Has(k) {
+			t.Errorf("authorize URL has %s=%q, which the provider does not take", k, q.Get(k))
+		}
+	}
+	if (q.Get("code_challenge") != "") != c.pkce || c.pkce && q.Get("code_challenge_method") != "S256" {
+		t.Errorf("authorize URL PKCE challenge %q (%s), want PKCE S256 %v", q.Get("code_challenge"), q.Get("code_challenge_method"), c.pkce)
+	}
+	fake.mu.Lock()
+	if c.pkce {
+		fake.challenges["code-"+c.connector] = q.Get("code_challenge")
+	}
+	fake.mu.Unlock()
+
+	before := fake.count()
+	r := f.do(f.h, "GET", "/api/oauth/callback?code=code-"+c.connector+"&state="+url.QueryEscape(q.Get("state"))+c.redirect, "", "", "Cookie", cookie)
+	if r.status != 200 || !strings.Contains(string(r.body), "is connected") {
+		t.Fatalf("callback: %d %s", r.status, r.body)
+	}
+	calls := fake.since(before)
+	if len(calls) < 1 {
+		t.Fatal("no call after the callback")
+	}
+	isToken := strings.HasSuffix(calls[0].Path, "token") || strings.HasSuffix(calls[0].Path, "bearer")
+	if c.token != "" {
+		isToken = calls[0].Path == c.token
+	}
+	if calls[0].Method != "POST" || !isToken {
+		t.Fatalf("first call after the callback is not the token exchange %s: %+v", c.token, calls)
+	}
+	if c.extraCall != "" {
+		auth := calls[min(1, len(calls)-1)].Header.Get("Authorization")
+		if len(calls) < 2 || calls[1].Method != "GET" || calls[1].Path != c.extraCall ||
+			c.extraAuth == "" && !strings.HasPrefix(auth, "Bearer at-") || c.extraAuth != "" && auth != c.extraAuth {
+			t.Fatalf("the call after the token exchange: %+v", calls[1:])
+		}
+	}
+	if c.identity != "" && (len(calls) == 0 || calls[len(calls)-1].Path != c.identity) {
+		t.Errorf("the identity call: %+v, want %s", calls[len(calls)-1], c.identity)
+	}
+
+	conns, _ := f.store.ListConnections(context.Background(), f.project.ID, "u-"+c.connector)
+	if len(conns) != 1 {
+		t.Fatalf("%d accounts stored", len(conns))
+	}
+	cred, err := f.srv.accounts.Open(conns[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cred.Connection) != len(c.stored) {
+		t.Errorf("stored fields %v, want %v", cred.Connection, c.stored)
+	}
+	for k, v := range c.stored {
+		if cred.Connection[k] != v {
+			t.Errorf("stored field %s=%q, want %q (all: %v)", k, cred.Connection[k], v, cred.Connection)
+		}
+	}
+
+	before = fake.count()
+	if st, _, raw := f.json("POST", "/v1/tools/execute", `{"toolId":"`+c.tool+`","userId":"u-`+c.connector+`","input":`+c.input+`}`); st != 200 {
+		t.Fatalf("first tool call: %d %s", st, raw)
+	}
+	calls = fake.since(before)
+	if len(calls) != 1 || calls[0].Path != c.wantPath {
+		t.Fatalf("first tool call reached %+v, want %s", calls, c.wantPath)
+	}
+	for k, v := range c.wantHdr {
+		if calls[0].Header.Get(k) != v[0] {
+			t.Errorf("first tool call header %s=%q, want %q", k, calls[0].Header.Get(k), v[0])
+		}
+	}
+}
+
+// runRefresh makes c's tool call again once its access token has expired
+// (the caller moved the clock): the executor refreshes the token at
+// c.refresh first (the fake checks the request the provider documents),
+// then calls with the new token, and the account keeps what the refresh
+// answer named.
+func runRefresh(t *testing.T, f *fixture, fake *signInFake, c signInCase) {
+	t.Helper()
+	before := fake.count()
+	if st, _, raw := f.json("POST", "/v1/tools/execute", `{"toolId":"`+c.tool+`","userId":"u-`+c.connector+`","input":`+c.input+`}`); st != 200 {
+		t.Fatalf("tool call after expiry: %d %s", st, raw)
+	}
+	calls := fake.since(before)
+	if len(calls) != 2 || calls[0].Method != "POST" || calls[0].Path != c.refresh {
+		t.Fatalf("the call after expiry did not refresh at %s first: %+v", c.refresh, calls)
+	}
+	want := c.refreshedPath
+	if want == "" {
+		want = c.wantPath
+	}
+	token := calls[1].Header.Get("Authorization") + calls[1].Header.Get("X-Shopify-Access-Token")
+	if calls[1].Path != want || !strings.HasSuffix(token, "-2") {
+		t.Errorf("the call after the refresh: %s with %q, want %s with the new token", calls[1].Path, token, want)
+	}
+	conns, _ := f.store.ListConnections(context.Background(), f.project.ID, "u-"+c.connector)
+	cred, err := f.srv.accounts.Open(conns[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := c.refreshedStored
+	if stored == nil {
+		stored = c.stored
+	}
+	if !strings.HasSuffix(cred.AccessToken, "-2") || len(cred.Connection) != len(stored) {
+		t.Errorf("after the refresh the account keeps fields %v, want %v", cred.Connection, stored)
+	}
+	for k, v := range stored {
+		if cred.Connection[k] != v {
+			t.Errorf("after the refresh stored field %s=%q, want %q", k, cred.Connection[k], v)
+		}
+	}
+}
+
+// expireTokens moves the fixture's clock past the expiry of every token
+// the fake gave: x/oauth2 computes an expiry from expires_in with the real
+// clock, the executor compares it with the fixture's.
+func expireTokens(f *fixture) {
+	f.clock.Advance(time.Since(f.clock.Now()) + 2*time.Hour)
 }
 
 // TestConnect_SignInWithoutAccountValues_StoresNothing: a sign-in whose

@@ -42,8 +42,13 @@ func TestMCPToolsCall_DirectPathAnswersAsTheSDK(t *testing.T) {
 	call := func(id, params string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}`
 	}
-	newMeta := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
-		`"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}},"name":"delta_get_task","arguments":{"id":"2"}}`
+	newCall := func(name, args, meta string) string {
+		return `{"_meta":{` + meta + `},"name":"` + name + `","arguments":` + args + `}`
+	}
+	newTriple := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}`
+	newMeta := newCall("delta_get_task", `{"id":"2"}`, newTriple)
+	newHeaders := func(name string) []string { return []string{"Mcp-Method", "tools/call", "Mcp-Name", name} }
 	cases := []struct {
 		name, path, version, body string
 		direct                    bool
@@ -81,8 +86,34 @@ func TestMCPToolsCall_DirectPathAnswersAsTheSDK(t *testing.T) {
 		{"fractional id", sessionPath, "2025-06-18", call("1.5", `{"name":"delta_get_task","arguments":{"id":"2"}}`), false, nil},
 		{"_meta with a progress token", sessionPath, "2025-06-18", call("25", `{"_meta":{"progressToken":"p"},"name":"delta_get_task","arguments":{"id":"2"}}`), false, nil},
 		{"an extra member", sessionPath, "2025-06-18", `{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{"name":"delta_get_task","arguments":{"id":"2"}},"x":1}`, false, nil},
-		{"protocol 2026-07-28", sessionPath, "2026-07-28", call("27", newMeta), false, []string{"Mcp-Method", "tools/call", "Mcp-Name", "delta_get_task"}},
-		{"2026-07-28 without _meta", sessionPath, "2026-07-28", call("28", `{"name":"delta_get_task","arguments":{"id":"2"}}`), false, []string{"Mcp-Method", "tools/call", "Mcp-Name", "delta_get_task"}},
+		// 2026-07-28: the per-request _meta and the Mcp-Method and Mcp-Name
+		// headers in their plain form are answered directly…
+		{"protocol 2026-07-28", sessionPath, "2026-07-28", call("27", newMeta), true, newHeaders("delta_get_task")},
+		{"2026-07-28 without clientInfo", sessionPath, "2026-07-28", call("27", newCall("delta_get_task", `{"id":"2"}`,
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}`)), true, newHeaders("delta_get_task")},
+		{"2026-07-28 tool error", sessionPath, "2026-07-28", call("27", newCall("delta_get_task", `{"id":"broken"}`, newTriple)), true, newHeaders("delta_get_task")},
+		{"2026-07-28 refusal", sessionPath, "2026-07-28", call("27", newCall("switchboard_execute", `{"action":"beta_create_invoice","input":{}}`, newTriple)), true, newHeaders("switchboard_execute")},
+		{"2026-07-28 invalid arguments", sessionPath, "2026-07-28", call("27", newCall("delta_get_task", `{"id":5}`, newTriple)), true, newHeaders("delta_get_task")},
+		{"2026-07-28 endpoint", "/v1/mcp/delta-tools/u1", "2026-07-28", call(`"e"`, newCall("delta_create_task", `{"title":"t"}`, newTriple)), true, newHeaders("delta_create_task")},
+		// …and everything else goes to the SDK.
+		{"2026-07-28 unknown tool (HTTP 400)", sessionPath, "2026-07-28", call("28", newCall("nope", `{}`, newTriple)), false, newHeaders("nope")},
+		{"2026-07-28 without _meta", sessionPath, "2026-07-28", call("28", `{"name":"delta_get_task","arguments":{"id":"2"}}`), false, newHeaders("delta_get_task")},
+		{"2026-07-28 without Mcp-Name", sessionPath, "2026-07-28", call("28", newMeta), false, []string{"Mcp-Method", "tools/call"}},
+		{"2026-07-28 Mcp-Name of another tool", sessionPath, "2026-07-28", call("28", newMeta), false, newHeaders("delta_create_task")},
+		{"2026-07-28 without Mcp-Method", sessionPath, "2026-07-28", call("28", newMeta), false, []string{"Mcp-Name", "delta_get_task"}},
+		{"2026-07-28 _meta of another version", sessionPath, "2026-07-28", call("28", newCall("delta_get_task", `{"id":"2"}`,
+			`"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}`)), false, newHeaders("delta_get_task")},
+		{"2026-07-28 _meta on an older version", sessionPath, "2025-11-25", call("28", newMeta), false, newHeaders("delta_get_task")},
+		{"2026-07-28 without capabilities", sessionPath, "2026-07-28", call("28", newCall("delta_get_task", `{"id":"2"}`,
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28"`)), false, newHeaders("delta_get_task")},
+		{"2026-07-28 malformed capabilities", sessionPath, "2026-07-28", call("28", newCall("delta_get_task", `{"id":"2"}`,
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":"yes"}}`)), false, newHeaders("delta_get_task")},
+		{"2026-07-28 capabilities as a list", sessionPath, "2026-07-28", call("28", newCall("delta_get_task", `{"id":"2"}`,
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]`)), false, newHeaders("delta_get_task")},
+		{"2026-07-28 malformed clientInfo", sessionPath, "2026-07-28", call("28", newCall("delta_get_task", `{"id":"2"}`,
+			newTriple[:strings.LastIndex(newTriple, ",")]+`,"io.modelcontextprotocol/clientInfo":"me"`)), false, newHeaders("delta_get_task")},
+		{"2026-07-28 a log level", sessionPath, "2026-07-28", call("28", newCall("delta_get_task", `{"id":"2"}`,
+			newTriple+`,"io.modelcontextprotocol/logLevel":"debug"`)), false, newHeaders("delta_get_task")},
 		{"unsupported protocol", sessionPath, "1999-01-01", call("29", `{"name":"delta_get_task","arguments":{"id":"2"}}`), false, nil},
 		{"Last-Event-ID", sessionPath, "2025-06-18", call("30", `{"name":"delta_get_task","arguments":{"id":"2"}}`), false, []string{"Last-Event-ID", "x_1"}},
 		{"Accept without an event stream", sessionPath, "2025-06-18", call("31", `{"name":"delta_get_task","arguments":{"id":"2"}}`), false, []string{"Accept", "application/json, text/event-streams"}},

@@ -24,6 +24,10 @@ import (
 type requestInfo struct {
 	route     string
 	projectID string
+	// start is when the request arrived and keyID the API key it came
+	// with, for the execution log (origin).
+	start time.Time
+	keyID string
 	// series are the route's metrics (nil when metrics are off).
 	series *telemetry.Route
 }
@@ -87,7 +91,7 @@ func (s *Server) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r)
-		info := &requestInfo{}
+		info := &requestInfo{start: start}
 		ctx := context.WithValue(logging.WithRequestID(r.Context(), id), infoKey{}, info)
 		span := noSpan
 		if s.tracer.On() {

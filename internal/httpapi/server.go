@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/connect"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
 	"github.com/switchboard-gw/switchboard/internal/session"
@@ -44,6 +45,8 @@ type Options struct {
 	// Triggers and Webhooks serve triggers, their ingress and webhook endpoints.
 	Triggers *trigger.Service
 	Webhooks *webhook.Service
+	// ExecLog records tool calls (execute, proxy); nil records nothing.
+	ExecLog *execlog.Log
 	// Logos holds logos/<connector id>.svg.
 	Logos fs.FS
 	// BaseURL, WebURL and AssetsURL are the public addresses of {base_url},
@@ -76,6 +79,7 @@ type Server struct {
 	page      *connect.Page
 	triggers  *trigger.Service
 	webhooks  *webhook.Service
+	execlog   *execlog.Log
 	logos     fs.FS
 	baseURL   string
 	webURL    string
@@ -94,7 +98,7 @@ func New(o Options) *Server {
 	s := &Server{
 		store: o.Store, log: o.Logger, catalog: o.Catalog, catalogs: o.Catalogs, accounts: o.Accounts, executor: o.Executor,
 		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page,
-		triggers: o.Triggers, webhooks: o.Webhooks, logos: o.Logos,
+		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, logos: o.Logos,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
 		maxBody: o.MaxBodyBytes, bodyReadTimeout: o.BodyReadTimeout,
 		metrics: o.Metrics, tracer: o.Tracer, unmatched: o.Metrics.Route(telemetry.Unmatched),

@@ -198,6 +198,13 @@ func fakeDelta(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/v1/tasks/missing":
 		w.WriteHeader(404)
 		_, _ = io.WriteString(w, `{"error":"no such task"}`)
+	case r.URL.Path == "/v1/tasks/slow":
+		// Answers only after the caller has given up (execution log timeouts).
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+		w.WriteHeader(504)
 	case r.URL.Path == "/v1/tasks/broken":
 		w.WriteHeader(500)
 		_, _ = io.WriteString(w, `{"error":"boom"}`)

@@ -346,9 +346,18 @@ func TestSessionMCP_GoSDKClientAndHTTPRules(t *testing.T) {
 	if !slices.Contains(names, "switchboard_search_actions") || !slices.Contains(names, "delta_get_task") {
 		t.Fatalf("tools/list names: %v", names)
 	}
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("the go-sdk client negotiated %s", v)
+	}
+	before := f.srv.mcp.DirectCalls()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "switchboard_execute", Arguments: map[string]any{"action": "delta_get_task", "input": map[string]any{"id": "2"}}})
 	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"/v1/tasks/2"`) {
 		t.Fatalf("tools/call: %v %v", res, err)
+	}
+	// The go-sdk client's own requests (2026-07-28, per-request _meta) take
+	// the direct path.
+	if f.srv.mcp.DirectCalls() != before+1 {
+		t.Fatalf("the go-sdk client's tools/call did not take the direct path")
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "switchboard_execute", Arguments: map[string]any{"action": "beta_create_invoice", "input": map[string]any{}}})
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "not_in_scope") {

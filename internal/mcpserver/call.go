@@ -32,25 +32,39 @@ func (s *Server) DirectCalls() int64 { return s.directCalls.Load() }
 // decoded once, the session service runs the tool, and its outcome is
 // encoded once (see run, which the SDK path shares, so both give the same
 // result bytes). Only a request the SDK would hand to our tool handler as
-// it is comes here: a protocol version up to 2025-11-25 (2026-07-28 adds
-// per-request _meta and header checks, left to the SDK), a JSON object with
-// jsonrpc, an integer or string id, method and params, and params with
-// only a string name and arguments (no _meta, progress token or
-// multi-round-trip fields). Anything else, including every malformed
-// request, gets the SDK's own answer. An unknown tool and an error of the
+// it is comes here: a protocol version up to 2025-11-25, or 2026-07-28 with
+// the headers and per-request _meta that version requires in their plain
+// form (newMeta), a JSON object with jsonrpc, an integer or string id,
+// method and params, and params with only a string name and arguments
+// (and that _meta; no progress token or multi-round-trip fields).
+// Anything else, including every malformed request, gets the SDK's own
+// answer. An unknown tool and an error of the
 // call are JSON-RPC errors, as the SDK writes them (docs/mcp.md).
 func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, t target, id json.RawMessage, body []byte) bool {
-	if s.sdkCalls.Load() || !legacyVersions[r.Header.Get("Mcp-Protocol-Version")] ||
+	version := r.Header.Get("Mcp-Protocol-Version")
+	if s.sdkCalls.Load() || !(legacyVersions[version] || version == versionPerRequestMeta) ||
 		len(r.Header.Values("Last-Event-ID")) > 0 || !plainID(id) || !jsonContent(r.Header.Get("Content-Type")) ||
 		!acceptsBoth(r.Header.Values("Accept")) {
 		return false
 	}
-	name, args, ok := callParams(body)
+	name, args, meta, ok := callParams(body)
 	if !ok {
+		return false
+	}
+	if version == versionPerRequestMeta {
+		if !plainNewCall(r.Header, name, meta) {
+			return false
+		}
+	} else if meta != nil {
 		return false
 	}
 	c := s.cachedFor(r.Context(), t)
 	if c == nil {
+		return false
+	}
+	if !c.tools[name] && version == versionPerRequestMeta {
+		// Under 2026-07-28 an unknown tool is an HTTP 400 as well, with
+		// the headers of the SDK's protocol-level errors: its answer.
 		return false
 	}
 	s.directCalls.Add(1)
@@ -64,7 +78,7 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, t target, id 
 		// the like): the SDK encodes them, as it would on its own path.
 		var blocks []byte
 		if blocks, err = encodeBlocks(extra); err == nil {
-			writeCallResultWith(w, id, out, blocks, isError)
+			writeCallResultWith(w, id, out, blocks, isError, version == versionPerRequestMeta)
 			return true
 		}
 	}
@@ -73,39 +87,39 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, t target, id 
 		writeError(w, id, 0, err.Error())
 		return true
 	}
-	writeCallResult(w, id, out, isError)
+	writeCallResultWith(w, id, out, nil, isError, version == versionPerRequestMeta)
 	return true
 }
 
-// callParams reads the name and arguments of a tools/call body, and
+// callParams reads the name, arguments and _meta of a tools/call body, and
 // reports whether the body has exactly the members the direct path
 // answers. Member names are matched exactly, as the SDK's decoder does.
-func callParams(body []byte) (name string, args json.RawMessage, ok bool) {
+func callParams(body []byte) (name string, args, meta json.RawMessage, ok bool) {
 	var env map[string]json.RawMessage
 	if json.Unmarshal(body, &env) != nil {
-		return "", nil, false
+		return "", nil, nil, false
 	}
 	for k := range env {
 		switch k {
 		case "jsonrpc", "id", "method", "params":
 		default:
-			return "", nil, false
+			return "", nil, nil, false
 		}
 	}
 	var params map[string]json.RawMessage
 	if p := env["params"]; len(p) == 0 || p[0] != '{' || json.Unmarshal(p, &params) != nil {
-		return "", nil, false
+		return "", nil, nil, false
 	}
 	for k := range params {
-		if k != "name" && k != "arguments" {
-			return "", nil, false
+		if k != "name" && k != "arguments" && k != "_meta" {
+			return "", nil, nil, false
 		}
 	}
 	raw := params["name"]
 	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &name) != nil {
-		return "", nil, false
+		return "", nil, nil, false
 	}
-	return name, params["arguments"], true
+	return name, params["arguments"], params["_meta"], true
 }
 
 // plainID reports whether a request id is one the SDK echoes unchanged: a
@@ -162,13 +176,6 @@ func acceptsBoth(values []string) bool {
 	return jsonOK && streamOK
 }
 
-// writeCallResult writes the JSON-RPC answer of a tools/call: the outcome
-// as text content and as structured content, and isError for a refusal,
-// as the SDK encodes a CallToolResult.
-func writeCallResult(w http.ResponseWriter, id json.RawMessage, outcome []byte, isError bool) {
-	writeCallResultWith(w, id, outcome, nil, isError)
-}
-
 // encodeBlocks encodes content blocks as the members of a JSON array
 // (without the brackets), each led by a comma, to follow the text block.
 func encodeBlocks(blocks []mcp.Content) ([]byte, error) {
@@ -183,13 +190,20 @@ func encodeBlocks(blocks []mcp.Content) ([]byte, error) {
 	return out, nil
 }
 
-// writeCallResultWith is writeCallResult with more content blocks after
-// the text one (encoded by encodeBlocks).
-func writeCallResultWith(w http.ResponseWriter, id json.RawMessage, outcome, blocks []byte, isError bool) {
-	out := make([]byte, 0, 2*len(outcome)+len(blocks)+len(id)+112)
+// writeCallResultWith writes the JSON-RPC answer of a tools/call: the
+// outcome as the text block and as structuredContent, then any more content
+// blocks (encoded by encodeBlocks), as the SDK encodes a CallToolResult.
+// Under 2026-07-28 the result also names the server in _meta and says it
+// is complete (resultType), as the SDK adds.
+func writeCallResultWith(w http.ResponseWriter, id json.RawMessage, outcome, blocks []byte, isError, perRequestMeta bool) {
+	out := make([]byte, 0, 2*len(outcome)+len(blocks)+len(id)+112+len(serverInfoMeta))
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
-	out = append(out, `,"result":{"content":[{"type":"text","text":`...)
+	out = append(out, `,"result":{`...)
+	if perRequestMeta {
+		out = append(out, serverInfoMeta...)
+	}
+	out = append(out, `"content":[{"type":"text","text":`...)
 	out = appendString(out, outcome)
 	out = append(out, '}')
 	out = append(out, blocks...)
@@ -197,6 +211,9 @@ func writeCallResultWith(w http.ResponseWriter, id json.RawMessage, outcome, blo
 	out = append(out, outcome...)
 	if isError {
 		out = append(out, `,"isError":true`...)
+	}
+	if perRequestMeta {
+		out = append(out, `,"resultType":"complete"`...)
 	}
 	out = append(out, "}}\n"...)
 	writeJSONRPC(w, out)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/lru"
 	"github.com/switchboard-gw/switchboard/internal/session"
@@ -34,6 +35,9 @@ import (
 
 // Version is reported to MCP clients.
 const Version = "1.0.0"
+
+// implementation is how the server names itself to clients.
+var implementation = &mcp.Implementation{Name: "switchboard", Version: Version}
 
 // maxCached bounds the cache of built servers.
 const maxCached = 1024
@@ -67,6 +71,8 @@ type target struct {
 	tenant tenant.Tenant
 	ss     *session.Session
 	scope  *session.Scope
+	// via is the request, for the execution log of its tool calls.
+	via execlog.Origin
 }
 
 // New returns a Server. tracer makes a span per tools/call, named after
@@ -84,9 +90,10 @@ func New(sessions *session.Service, log *slog.Logger, tracer *telemetry.Tracer) 
 	return s
 }
 
-// Serve answers one MCP request for a resolved session of tn's project.
-func (s *Server) Serve(w http.ResponseWriter, r *http.Request, tn tenant.Tenant, ss *session.Session, sc *session.Scope) {
-	t := target{tenant: tn, ss: ss, scope: sc}
+// Serve answers one MCP request for a resolved session of tn's project;
+// via is the request as the execution log records its tool calls.
+func (s *Server) Serve(w http.ResponseWriter, r *http.Request, tn tenant.Tenant, ss *session.Session, sc *session.Scope, via execlog.Origin) {
+	t := target{tenant: tn, ss: ss, scope: sc, via: via}
 	if s.serveDirect(w, r, t) {
 		return
 	}
@@ -228,7 +235,7 @@ func (s *Server) build(t target) (*cached, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: Version}, &mcp.ServerOptions{PageSize: len(defs) + 1})
+	srv := mcp.NewServer(implementation, &mcp.ServerOptions{PageSize: len(defs) + 1})
 	tools := make([]*mcp.Tool, 0, len(defs))
 	names := make(map[string]bool, len(defs))
 	for _, d := range defs {
@@ -296,7 +303,7 @@ func (s *Server) run(ctx context.Context, t target, name string, args json.RawMe
 			span.End()
 		}()
 	}
-	out, err := s.sessions.Call(ctx, t.tenant, t.ss, t.scope, name, args)
+	out, err := s.sessions.Call(ctx, t.tenant, t.ss, t.scope, name, args, t.via)
 	if err != nil {
 		if _, ok := apierr.As(err); ok {
 			return nil, nil, false, err // written for the caller

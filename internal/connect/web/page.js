@@ -168,7 +168,8 @@
         continue;
       }
       form.append(el("input", { id, name: f.name, type: f.secret ? "password" : "text", autocomplete: "off", required: !f.default && !f.optional,
-          placeholder: f.placeholder || "", value: f.default || false, spellcheck: "false", title: f.description || false }));
+          placeholder: f.placeholder || "", value: f.default || false, spellcheck: "false", title: f.description || false,
+          pattern: f.pattern || false }));
     }
     const readFields = () => {
       const fields = {};
@@ -180,7 +181,11 @@
     const missing = () => {
       const fields = readFields();
       const empty = cfg.fields.filter((f) => !f.optional && !f.default && !fields[f.name]).map((f) => f.label);
-      if (empty.length === 0) return "";
+      if (empty.length === 0) {
+        // A value in the wrong form (a Twilio Account SID starts with AC).
+        const odd = cfg.fields.find((f) => f.pattern && fields[f.name] && form.elements[f.name].validity.patternMismatch);
+        return odd ? odd.label + " is not in the expected form" + (odd.placeholder ? ", like " + odd.placeholder : "") + "." : "";
+      }
       const last = empty.pop();
       return "Fill in " + (empty.length ? empty.join(", ") + " and " + last : last) + ".";
     };

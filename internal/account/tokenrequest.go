@@ -1,0 +1,87 @@
+package account
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+)
+
+// TokenClient returns the HTTP client for an auth method's token requests
+// (the code exchange at the Connect page, a refresh in execute): c itself,
+// or, for a method whose provider takes the request as JSON
+// (tokenBodyType: json), a copy that sends the form x/oauth2 writes as a
+// JSON object with the same fields. The redirect policy and timeout of c
+// are kept.
+func TokenClient(c *http.Client, o *catalog.OAuth2) *http.Client {
+	if o == nil || o.TokenBodyType != "json" {
+		return c
+	}
+	cc := *c
+	next := cc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	cc.Transport = jsonTokenBody{next: next}
+	return &cc
+}
+
+// jsonTokenBody re-encodes a form-encoded request body as a JSON object
+// of strings (Square's ObtainToken, Zendesk's grant-type tokens); any
+// other request passes unchanged.
+type jsonTokenBody struct{ next http.RoundTripper }
+
+// RoundTrip implements http.RoundTripper.
+func (j jsonTokenBody) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body == nil || !strings.HasPrefix(req.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		return j.next.RoundTrip(req)
+	}
+	raw, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("account: read token request: %w", err)
+	}
+	form, err := url.ParseQuery(string(raw))
+	if err != nil {
+		return nil, fmt.Errorf("account: token request form: %w", err)
+	}
+	obj := make(map[string]string, len(form))
+	for k := range form {
+		obj[k] = form.Get(k)
+	}
+	body, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("account: token request as JSON: %w", err)
+	}
+	out := req.Clone(req.Context())
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	out.ContentLength = int64(len(body))
+	out.Header.Set("Content-Type", "application/json")
+	out.Header.Set("Accept", "application/json")
+	return j.next.RoundTrip(out)
+}
+
+// TokenExpiry is when a token answer's access token expires: x/oauth2's
+// reading of expires_in, else an expires_at time (Square answers with the
+// moment, RFC 3339, instead of a lifetime); zero when the answer names
+// neither.
+func TokenExpiry(tok *oauth2.Token) time.Time {
+	if !tok.Expiry.IsZero() {
+		return tok.Expiry
+	}
+	if s, ok := tok.Extra("expires_at").(string); ok {
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}

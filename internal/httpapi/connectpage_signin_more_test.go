@@ -1,0 +1,277 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// moreSignInConnectors are the built-in OAuth connectors whose sign-in
+// hands over no value beyond the token (or only what the user typed):
+// TestConnect_SignInWholeFlow runs their whole flow.
+var moreSignInConnectors = []string{"box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
+	"google_sheets", "intercom", "linear", "monday", "okta", "pagerduty", "sentry", "shopify", "slack", "square", "stripe",
+	"todoist", "zendesk", "zoom"}
+
+// googleParams are the authorize parameters every Google sign-in carries:
+// offline access for a refresh token, and consent so that Google sends
+// one again on a new sign-in.
+func googleParams(scope string) map[string]string {
+	return map[string]string{"scope": scope, "access_type": "offline", "prompt": "consent", "response_type": "code"}
+}
+
+// TestConnect_SignInWholeFlow runs, for each built-in OAuth connector not
+// in TestConnect_SignInHandsOverAccountValues, the whole sign-in through a
+// connect link against a fake provider, as each provider documents it
+// (each definition's header names the documentation): the authorize URL
+// (host and path, scopes exactly, PKCE S256 where the provider takes it,
+// extra parameters), the code exchange (the fake's signInTokens entry
+// checks the client authentication, the body type and extra fields), the
+// fields the account keeps, the first tool call's host and path, and,
+// where tokens expire, the refresh at the documented URL.
+func TestConnect_SignInWholeFlow(t *testing.T) {
+	t.Parallel()
+	fake := newSignInFake(t)
+	cases := []signInCase{{
+		// Box: no PKCE, the client in the body, scope root_readwrite.
+		connector: "box", authorize: "/account.box.com/api/oauth2/authorize",
+		params: map[string]string{"response_type": "code", "scope": "root_readwrite"},
+		token:  "/api.box.com/oauth2/token", identity: "/api.box.com/2.0/users/me",
+		tool: "box_get_folder", input: `{"folder_id":"0"}`, wantPath: "/api.box.com/2.0/folders/0",
+		refresh: "/api.box.com/oauth2/token",
+	}, {
+		// Calendly: PKCE, and scopes (mandatory for apps created since 2026).
+		connector: "calendly", authorize: "/auth.calendly.com/oauth/authorize", pkce: true,
+		params: map[string]string{"response_type": "code",
+			"scope": "users:read event_types:read scheduled_events:read scheduled_events:write scheduling_links:write webhooks:read webhooks:write"},
+		token: "/auth.calendly.com/oauth/token", identity: "/api.calendly.com/users/me",
+		tool: "calendly_get_current_user", input: `{}`, wantPath: "/api.calendly.com/users/me",
+		refresh: "/auth.calendly.com/oauth/token",
+	}, {
+		// ClickUp: no scopes (the user picks workspaces), tokens that last.
+		connector: "clickup", authorize: "/app.clickup.com/api", noParams: []string{"scope"},
+		token: "/api.clickup.com/api/v2/oauth/token", identity: "/api.clickup.com/api/v2/user",
+		tool: "clickup_list_workspaces", input: `{}`, wantPath: "/api.clickup.com/api/v2/team",
+	}, {
+		// Figma: PKCE, the client in a basic header, and a refresh URL of
+		// its own.
+		connector: "figma", authorize: "/www.figma.com/oauth", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "current_user:read file_content:read file_metadata:read " +
+			"file_versions:read file_comments:read file_comments:write projects:read library_content:read"},
+		token: "/api.figma.com/v1/oauth/token", identity: "/api.figma.com/v1/me",
+		tool: "figma_get_me", input: `{}`, wantPath: "/api.figma.com/v1/me",
+		refresh: "/api.figma.com/v1/oauth/refresh",
+	}, {
+		// GitLab.com: the host the account keeps, PKCE, refresh tokens.
+		connector: "gitlab", typed: `{"host":"gitlab.com"}`, authorize: "/gitlab.com/oauth/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "api read_user"},
+		token:  "/gitlab.com/oauth/token", identity: "/gitlab.com/api/v4/user",
+		stored: map[string]string{"host": "gitlab.com"},
+		tool:   "gitlab_get_current_user", input: `{}`, wantPath: "/gitlab.com/api/v4/user",
+		refresh: "/gitlab.com/oauth/token",
+	}, {
+		connector: "gmail", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
+		params: googleParams("https://www.googleapis.com/auth/gmail.send https://www.googleapis.com/auth/gmail.readonly " +
+			"https://www.googleapis.com/auth/gmail.modify https://mail.google.com/"),
+		token: "/oauth2.googleapis.com/token", identity: "/gmail.googleapis.com/gmail/v1/users/me/profile",
+		tool: "gmail_list_labels", input: `{}`, wantPath: "/gmail.googleapis.com/gmail/v1/users/me/labels",
+		refresh: "/oauth2.googleapis.com/token",
+	}, {
+		// No identity call: the Docs API has no "who am I".
+		connector: "google_docs", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
+		params: googleParams("https://www.googleapis.com/auth/documents.readonly https://www.googleapis.com/auth/documents"),
+		token:  "/oauth2.googleapis.com/token",
+		tool:   "google_docs_get_document", input: `{"documentId":"d1"}`, wantPath: "/docs.googleapis.com/v1/documents/d1",
+		refresh: "/oauth2.googleapis.com/token",
+	}, {
+		connector: "google_drive", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
+		params: googleParams("https://www.googleapis.com/auth/drive.readonly https://www.googleapis.com/auth/drive"),
+		token:  "/oauth2.googleapis.com/token", identity: "/www.googleapis.com/drive/v3/about",
+		tool: "google_drive_get_file", input: `{"fileId":"f1"}`, wantPath: "/www.googleapis.com/drive/v3/files/f1",
+		refresh: "/oauth2.googleapis.com/token",
+	}, {
+		connector: "google_sheets", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
+		params: googleParams("https://www.googleapis.com/auth/spreadsheets.readonly https://www.googleapis.com/auth/spreadsheets"),
+		token:  "/oauth2.googleapis.com/token",
+		tool:   "google_sheets_get_spreadsheet", input: `{"spreadsheetId":"s1"}`, wantPath: "/sheets.googleapis.com/v4/spreadsheets/s1",
+		refresh: "/oauth2.googleapis.com/token",
+	}, {
+		// Intercom: permissions are set on the app, not asked for; the
+		// token comes from the US host, a European workspace is called on
+		// its own.
+		connector: "intercom", typed: `{"host":"api.eu.intercom.io"}`, authorize: "/app.intercom.com/oauth", noParams: []string{"scope"},
+		token: "/api.intercom.io/auth/eagle/token", identity: "/api.eu.intercom.io/me",
+		stored: map[string]string{"host": "api.eu.intercom.io"},
+		tool:   "intercom_list_conversations", input: `{}`, wantPath: "/api.eu.intercom.io/conversations",
+		wantHdr: http.Header{"Intercom-Version": {"2.16"}},
+	}, {
+		// Linear: comma-separated scopes, PKCE, refresh tokens.
+		connector: "linear", authorize: "/linear.app/oauth/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "read,write"},
+		token:  "/api.linear.app/oauth/token", identity: "/api.linear.app/graphql",
+		tool: "linear_list_issues", input: `{}`, wantPath: "/api.linear.app/graphql",
+		refresh: "/api.linear.app/oauth/token",
+	}, {
+		// monday.com: the token goes bare in Authorization, with the
+		// pinned API version.
+		connector: "monday", authorize: "/auth.monday.com/oauth2/authorize",
+		params: map[string]string{"response_type": "code",
+			"scope": "me:read boards:read boards:write updates:read updates:write users:read workspaces:read"},
+		token: "/auth.monday.com/oauth2/token", identity: "/api.monday.com/v2",
+		tool: "monday_list_boards", input: `{}`, wantPath: "/api.monday.com/v2",
+		wantHdr: http.Header{"Authorization": {"at-monday"}, "Api-Version": {"2026-10"}},
+	}, {
+		// Okta: the org's own authorization server, a basic header, PKCE.
+		connector: "okta", typed: `{"domain":"acme.okta.com"}`, authorize: "/acme.okta.com/oauth2/v1/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "okta.users.read okta.users.manage okta.groups.read " +
+			"okta.groups.manage okta.apps.read okta.logs.read offline_access"},
+		token: "/acme.okta.com/oauth2/v1/token", identity: "/acme.okta.com/api/v1/users/me",
+		stored: map[string]string{"domain": "acme.okta.com"},
+		tool:   "okta_get_user", input: `{"id":"00u1"}`, wantPath: "/acme.okta.com/api/v1/users/00u1",
+		refresh: "/acme.okta.com/oauth2/v1/token",
+	}, {
+		// PagerDuty scoped OAuth: PKCE, the API's version in Accept.
+		connector: "pagerduty", authorize: "/identity.pagerduty.com/oauth/authorize", pkce: true,
+		params: map[string]string{"response_type": "code",
+			"scope": "incidents.read incidents.write services.read users.read schedules.read oncalls.read escalation_policies.read"},
+		token: "/identity.pagerduty.com/oauth/token", identity: "/api.pagerduty.com/users/me",
+		stored: map[string]string{"host": "api.pagerduty.com"},
+		tool:   "pagerduty_get_incident", input: `{"id":"P1"}`, wantPath: "/api.pagerduty.com/incidents/P1",
+		wantHdr: http.Header{"Accept": {"application/vnd.pagerduty+json;version=2"}},
+		refresh: "/identity.pagerduty.com/oauth/token",
+	}, {
+		// Sentry: the sign-in on sentry.io, the calls on the data region's host.
+		connector: "sentry", typed: `{"region":"de"}`, authorize: "/sentry.io/oauth/authorize/",
+		params: map[string]string{"response_type": "code", "scope": "org:read project:read project:releases event:read event:write event:admin"},
+		token:  "/sentry.io/oauth/token/", identity: "/de.sentry.io/api/0/",
+		stored: map[string]string{"region": "de"},
+		tool:   "sentry_list_organizations", input: `{}`, wantPath: "/de.sentry.io/api/0/organizations/",
+		refresh: "/sentry.io/oauth/token/",
+	}, {
+		// Shopify: the shop the user types, comma-separated scopes, the
+		// token in its own header.
+		connector: "shopify", typed: `{"shop":"acme-store"}`, authorize: "/acme-store.myshopify.com/admin/oauth/authorize",
+		params: map[string]string{"scope": "read_products,write_products,read_orders,write_orders,read_customers,write_customers," +
+			"read_inventory,write_inventory,read_locations,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders"},
+		token: "/acme-store.myshopify.com/admin/oauth/access_token", identity: "/acme-store.myshopify.com/admin/api/2026-10/shop.json",
+		stored: map[string]string{"shop": "acme-store"},
+		tool:   "shopify_list_products", input: `{}`, wantPath: "/acme-store.myshopify.com/admin/api/2026-10/products.json",
+		wantHdr: http.Header{"X-Shopify-Access-Token": {"at-shopify"}, "Authorization": {""}},
+	}, {
+		// Slack: bot scopes comma-separated, no user scopes, the client in
+		// a basic header.
+		connector: "slack", authorize: "/slack.com/oauth/v2/authorize", noParams: []string{"user_scope"},
+		params: map[string]string{"scope": "chat:write,channels:read,channels:history,channels:manage,channels:join,groups:read," +
+			"groups:history,groups:write,im:read,im:history,im:write,mpim:read,users:read,users:read.email,users.profile:read," +
+			"reactions:read,reactions:write,files:read,pins:write"},
+		token: "/slack.com/api/oauth.v2.access", identity: "/slack.com/api/auth.test",
+		tool: "slack_list_channels", input: `{}`, wantPath: "/slack.com/api/conversations.list",
+	}, {
+		// Square: the code exchange and the refresh take a JSON body.
+		connector: "square", authorize: "/connect.squareup.com/oauth2/authorize",
+		params: map[string]string{"response_type": "code", "scope": "MERCHANT_PROFILE_READ PAYMENTS_READ PAYMENTS_WRITE " +
+			"CUSTOMERS_READ CUSTOMERS_WRITE ORDERS_READ ORDERS_WRITE ITEMS_READ"},
+		token: "/connect.squareup.com/oauth2/token", identity: "/connect.squareup.com/v2/merchants/me",
+		tool: "square_get_payment", input: `{"payment_id":"p1"}`, wantPath: "/connect.squareup.com/v2/payments/p1",
+		wantHdr: http.Header{"Square-Version": {"2025-08-20"}},
+		refresh: "/connect.squareup.com/oauth2/token",
+	}, {
+		// Stripe Connect OAuth: read_write, the secret in the body, tokens
+		// that last.
+		connector: "stripe", authorize: "/connect.stripe.com/oauth/authorize",
+		params: map[string]string{"response_type": "code", "scope": "read_write"},
+		token:  "/connect.stripe.com/oauth/token", identity: "/api.stripe.com/v1/account",
+		tool: "stripe_get_customer", input: `{"customer":"cus_1"}`, wantPath: "/api.stripe.com/v1/customers/cus_1",
+		wantHdr: http.Header{"Stripe-Version": {"2026-08-26.dahlia"}},
+	}, {
+		// Todoist API v1: authorize on app.todoist.com, the code exchange
+		// on api.todoist.com, comma-separated scopes.
+		connector: "todoist", authorize: "/app.todoist.com/oauth/authorize",
+		params: map[string]string{"scope": "data:read,data:read_write,data:delete"},
+		token:  "/api.todoist.com/oauth/access_token", identity: "/api.todoist.com/api/v1/user",
+		tool: "todoist_get_task", input: `{"task_id":"t1"}`, wantPath: "/api.todoist.com/api/v1/tasks/t1",
+	}, {
+		// Zendesk: the subdomain typed, PKCE, and a code exchange as JSON
+		// that names the scope again.
+		connector: "zendesk", typed: `{"subdomain":"acme"}`, authorize: "/acme.zendesk.com/oauth/authorizations/new", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "read write"},
+		token:  "/acme.zendesk.com/oauth/tokens", identity: "/acme.zendesk.com/api/v2/users/me",
+		stored: map[string]string{"subdomain": "acme"},
+		tool:   "zendesk_get_ticket", input: `{"ticket_id":1}`, wantPath: "/acme.zendesk.com/api/v2/tickets/1",
+		refresh: "/acme.zendesk.com/oauth/tokens",
+	}, {
+		// Zoom: granular scopes, PKCE, a basic header.
+		connector: "zoom", authorize: "/zoom.us/oauth/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "cloud_recording:read:list_recording_files " +
+			"cloud_recording:read:list_user_recordings meeting:delete:meeting meeting:read:list_meetings " +
+			"meeting:read:list_past_participants meeting:read:list_registrants meeting:read:meeting meeting:update:meeting " +
+			"meeting:update:status meeting:write:meeting meeting:write:registrant user:read:user"},
+		token: "/zoom.us/oauth/token", identity: "/api.zoom.us/v2/users/me",
+		tool: "zoom_get_meeting", input: `{"meetingId":123}`, wantPath: "/api.zoom.us/v2/meetings/123",
+		refresh: "/zoom.us/oauth/token",
+	}}
+	if len(cases) != len(moreSignInConnectors) {
+		t.Fatalf("%d cases for %d connectors", len(cases), len(moreSignInConnectors))
+	}
+	f := setupWith(t, sqliteDB, signInCatalog(t, fake, moreSignInConnectors...), fake.srv)
+	for _, c := range cases {
+		addOAuthClient(t, f, c.connector)
+	}
+	for _, c := range cases {
+		t.Run(c.connector, func(t *testing.T) {
+			f.t = t
+			runSignIn(t, f, fake, c)
+		})
+	}
+	expireTokens(f)
+	for _, c := range cases {
+		if c.refresh != "" {
+			t.Run(c.connector+"/refresh", func(t *testing.T) {
+				f.t = t
+				runRefresh(t, f, fake, c)
+			})
+		}
+	}
+}
+
+// TestConnect_TwilioAsksForTheAccountSid: Twilio's tools name the account
+// in their paths, and an API key's SID is not the Account SID, so the page
+// asks for it beside the basic credential, with its pattern; a value in
+// another form is refused and nothing is stored.
+func TestConnect_TwilioAsksForTheAccountSid(t *testing.T) {
+	t.Parallel()
+	fake := newSignInFake(t)
+	f := setupWith(t, sqliteDB, signInCatalog(t, fake, "twilio"), fake.srv)
+	token := f.link(t, `{"userId":"ann","connectors":["twilio"]}`)
+	_, m, raw := f.page("GET", "/api/connect/"+token, "")
+	var fields []any
+	cfgID := ""
+	for _, c := range dataOf(m)["connectors"].([]any) {
+		for _, ac := range c.(map[string]any)["authConfigs"].([]any) {
+			ac := ac.(map[string]any)
+			fields, cfgID = ac["fields"].([]any), ac["id"].(string)
+		}
+	}
+	var names []string
+	var sid map[string]any
+	for _, fl := range fields {
+		fl := fl.(map[string]any)
+		names = append(names, fl["name"].(string))
+		if fl["name"] == "accountSid" {
+			sid = fl
+		}
+	}
+	if strings.Join(names, ",") != "username,password,accountSid" || sid == nil || sid["pattern"] != "AC[0-9a-fA-F]{32}" || sid["optional"] == true {
+		t.Fatalf("fields %v, accountSid %v (view %s)", names, sid, raw)
+	}
+	r := f.do(f.h, "POST", "/api/connect/"+token+"/accounts", "",
+		`{"authConfigId":"`+cfgID+`","fields":{"username":"SK0123456789abcdef0123456789abcdef","password":"s","accountSid":"SK0123456789abcdef0123456789abcdef"}}`,
+		"Content-Type", "application/json")
+	if r.status != 400 || !strings.Contains(string(r.body), "accountSid") {
+		t.Fatalf("an API key SID as the Account SID: %d %s", r.status, r.body)
+	}
+	if conns, _ := f.store.ListConnections(context.Background(), f.project.ID, "ann"); len(conns) != 0 {
+		t.Fatalf("%d accounts stored", len(conns))
+	}
+}
