@@ -212,10 +212,10 @@ type ConnectLink struct {
 
 // TriggerRequest is the body of CreateTrigger. Secret is for manual setup.
 type TriggerRequest struct {
-	ConnectionID string            `json:"connectionId"`
-	Event        string            `json:"event"`
-	Secret       string            `json:"secret,omitempty"`
-	Config       map[string]string `json:"config,omitempty"`
+	ConnectionID string         `json:"connectionId"`
+	Event        string         `json:"event"`
+	Secret       string         `json:"secret,omitempty"`
+	Config       map[string]any `json:"config,omitempty"`
 }
 
 // Trigger is a subscription to one provider event on one connection. URL
