@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -305,3 +306,6 @@ func mustf(t *testing.T, ok bool, format string, args ...any) {
 		t.Fatalf(format, args...)
 	}
 }
+
+// errTooOld says a python3 was found but is older than the SDK supports.
+var errTooOld = errors.New("python3 is older than 3.9")
