@@ -26,6 +26,10 @@ func TestSDKs_AgainstRealServe(t *testing.T) {
 		t.Parallel()
 		goScenario(t, s, s.newProject(t, "go"))
 	})
+	t.Run("Examples", func(t *testing.T) {
+		t.Parallel()
+		examplesScenario(t, s, s.newProject(t, "examples"))
+	})
 	t.Run("TypeScript", func(t *testing.T) {
 		t.Parallel()
 		node, dir := typescriptSDK(t, s.root)
