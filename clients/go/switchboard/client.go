@@ -32,7 +32,10 @@ type Client struct {
 	maxRetries int
 	minBackoff time.Duration
 	maxBackoff time.Duration
-	sleepFunc  func(ctx context.Context, d time.Duration) error
+	// maxWait is the longest Retry-After the client waits out; a longer
+	// one is returned to the caller at once.
+	maxWait   time.Duration
+	sleepFunc func(ctx context.Context, d time.Duration) error
 }
 
 // Option configures a Client.
@@ -56,13 +59,18 @@ func WithBackoff(initial, maximum time.Duration) Option {
 	return func(c *Client) { c.minBackoff, c.maxBackoff = initial, maximum }
 }
 
+// WithMaxRetryAfter sets the longest Retry-After the client waits out
+// before trying again (default 60s); an answer asking for longer is
+// returned as it is, for the caller to schedule.
+func WithMaxRetryAfter(d time.Duration) Option { return func(c *Client) { c.maxWait = d } }
+
 // New returns a Client for the project whose API key is apiKey.
 func New(apiKey string, opts ...Option) *Client {
 	c := &Client{
 		baseURL: DefaultBaseURL, apiKey: apiKey,
 		httpClient: &http.Client{Timeout: 60 * time.Second},
 		maxRetries: 2, minBackoff: 500 * time.Millisecond, maxBackoff: 8 * time.Second,
-		sleepFunc: sleepCtx,
+		maxWait: time.Minute, sleepFunc: sleepCtx,
 	}
 	for _, o := range opts {
 		o(c)
@@ -84,15 +92,19 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // BaseURL returns the base URL the client calls.
 func (c *Client) BaseURL() string { return c.baseURL }
 
-// retryable reports whether an answer with status may be tried again. A
-// 429 or 503 means the request was not acted on, so any method retries;
-// other 5xx answers retry only reads and deletes, since a POST or PATCH
-// (running a write tool, say) may have taken effect.
-func retryable(method string, status int) bool {
+// retryable reports whether a failed answer may be tried again. A 429 or
+// 503 means the request was not acted on, and so does a provider's 429
+// passed on as error.upstream (EXECUTION_ERROR with the provider's
+// Retry-After): any method retries those. Other 5xx answers retry only
+// reads and deletes, since a POST or PATCH (running a write tool, say) may
+// have taken effect.
+func retryable(method string, e *Error) bool {
 	switch {
-	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
+	case e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable:
 		return true
-	case status >= 500:
+	case e.Upstream != nil && e.Upstream.Status == http.StatusTooManyRequests:
+		return true
+	case e.Status >= 500:
 		return method == http.MethodGet || method == http.MethodHead || method == http.MethodDelete
 	}
 	return false
@@ -177,10 +189,13 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 			return nil
 		}
 		apiErr := decodeError(resp.StatusCode, raw)
-		if attempt < c.maxRetries && retryable(method, resp.StatusCode) {
+		if attempt < c.maxRetries && retryable(method, apiErr) {
 			wait, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now())
 			if !ok {
 				wait = c.backoff(attempt)
+			}
+			if wait > c.maxWait {
+				return apiErr
 			}
 			if serr := c.sleepFunc(ctx, wait); serr != nil {
 				return errors.Join(apiErr, serr)

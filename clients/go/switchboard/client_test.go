@@ -103,6 +103,24 @@ func TestClient_500RetriesReadsButNotWrites(t *testing.T) {
 	}
 }
 
+func TestClient_ProviderRateLimitIsRetriedUnlessTheWaitIsTooLong(t *testing.T) {
+	t.Parallel()
+	limited := `{"error":{"code":"EXECUTION_ERROR","message":"rate limited","upstream":{"status":429,"body":""}}}`
+	srv, n := scripted(t, []int{400, 200}, http.Header{"Retry-After": {"4"}}, limited)
+	var waits []time.Duration
+	if _, err := recordingClient(srv, &waits).ExecuteTool(context.Background(), ExecuteRequest{ToolID: "x"}); err != nil || n.Load() != 2 {
+		t.Fatalf("after a provider 429: %v, %d requests", err, n.Load())
+	}
+	if !slices.Equal(waits, []time.Duration{4 * time.Second}) {
+		t.Fatalf("waits %v, want the provider's 4s", waits)
+	}
+	srv, n = scripted(t, []int{400, 200}, http.Header{"Retry-After": {"3600"}}, limited)
+	_, err := recordingClient(srv, &waits).ExecuteTool(context.Background(), ExecuteRequest{ToolID: "x"})
+	if !IsCode(err, CodeExecutionError) || n.Load() != 1 {
+		t.Fatalf("an hour's Retry-After: %v, %d requests; want the error at once", err, n.Load())
+	}
+}
+
 func TestClient_ValidationErrorCarriesIssuesAndNoRetry(t *testing.T) {
 	t.Parallel()
 	srv, n := scripted(t, []int{400}, nil, `{"error":{"code":"VALIDATION_ERROR","message":"bad","issues":[{"code":"too_small","path":["ttlMinutes"],"message":"at least 5"}]}}`)

@@ -32,14 +32,16 @@ DEFAULT_BASE_URL = "http://localhost:8080"
 """Where a local ``switchboard serve`` listens."""
 
 
-def is_retryable(method: str, status: int) -> bool:
-    """Reports whether an answer with this status may be tried again.
+def is_retryable(method: str, status: int, upstream_status: Optional[int] = None) -> bool:
+    """Reports whether a failed answer may be tried again.
 
-    429 and 503 mean the request was not acted on, so every method retries
-    them; other 5xx answers retry only reads and deletes, since a POST or
-    PATCH (running a write tool, say) may have taken effect.
+    429 and 503 mean the request was not acted on, and so does a provider's
+    429 passed on as ``error.upstream`` (EXECUTION_ERROR with the provider's
+    Retry-After): every method retries those. Other 5xx answers retry only
+    reads and deletes, since a POST or PATCH (running a write tool, say) may
+    have taken effect.
     """
-    if status in (429, 503):
+    if status in (429, 503) or upstream_status == 429:
         return True
     if status >= 500:
         return method in ("GET", "HEAD", "DELETE")
@@ -100,6 +102,7 @@ class Switchboard:
         timeout: float = 60.0,
         initial_backoff: float = 0.5,
         max_backoff: float = 8.0,
+        max_retry_after: float = 60.0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if not api_key:
@@ -110,6 +113,8 @@ class Switchboard:
         self._timeout = timeout
         self._initial_backoff = initial_backoff
         self._max_backoff = max_backoff
+        # A longer Retry-After is raised at once, for the caller to schedule.
+        self._max_retry_after = max_retry_after
         self._sleep = sleep
 
     def __repr__(self) -> str:
@@ -140,9 +145,14 @@ class Switchboard:
             except urllib.error.HTTPError as e:
                 text = e.read().decode(errors="replace")
                 err = error_from_response(e.code, e.reason if isinstance(e.reason, str) else "", text)
-                if attempt < self._max_retries and is_retryable(method, e.code):
+                upstream = err.upstream.get("status") if isinstance(err.upstream, dict) else None
+                if attempt < self._max_retries and is_retryable(method, e.code, upstream):
                     wait = parse_retry_after(e.headers.get("Retry-After"))
-                    self._sleep(self._backoff(attempt) if wait is None else wait)
+                    if wait is None:
+                        wait = self._backoff(attempt)
+                    if wait > self._max_retry_after:
+                        raise err from None
+                    self._sleep(wait)
                     attempt += 1
                     continue
                 raise err from None

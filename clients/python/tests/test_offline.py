@@ -97,6 +97,20 @@ class RetryTest(unittest.TestCase):
         for i, w in enumerate(waits):
             self.assertTrue(0.05 * 2**i <= w <= 0.1 * 2**i, f"wait {i}: {w}")
 
+    def test_a_provider_429_is_retried_unless_the_wait_is_too_long(self) -> None:
+        limited: Step = (400, {"Retry-After": "4"}, '{"error":{"code":"EXECUTION_ERROR","message":"rate limited","upstream":{"status":429,"body":""}}}')
+        srv = Scripted([limited, (200, {}, '{"data":{"id":"t1"}}')])
+        self.addCleanup(srv.close)
+        waits: List[float] = []
+        self.assertEqual(self.client(srv, waits).execute_tool("t"), {"id": "t1"})
+        self.assertEqual(waits, [4.0])
+        srv2 = Scripted([(400, {"Retry-After": "3600"}, limited[2])])
+        self.addCleanup(srv2.close)
+        with self.assertRaises(SwitchboardError) as cm:
+            self.client(srv2, waits).execute_tool("t")
+        self.assertEqual(cm.exception.code, "EXECUTION_ERROR")
+        self.assertEqual(len(srv2.seen), 1)
+
     def test_validation_issues_and_answers_without_envelope(self) -> None:
         srv = Scripted(
             [
@@ -116,6 +130,7 @@ class RetryTest(unittest.TestCase):
 
     def test_rules(self) -> None:
         self.assertTrue(is_retryable("POST", 429) and is_retryable("POST", 503) and is_retryable("GET", 500) and is_retryable("DELETE", 502))
+        self.assertTrue(is_retryable("POST", 400, 429) and not is_retryable("POST", 400, 500))
         self.assertFalse(is_retryable("POST", 500) or is_retryable("PATCH", 502) or is_retryable("GET", 404))
         now = 1777885200.0  # 2026-05-04T09:00:00Z
         self.assertEqual(parse_retry_after("7", now), 7.0)

@@ -43,6 +43,8 @@ export interface ClientOptions {
   initialBackoffMs?: number;
   /** The longest wait between tries in milliseconds; default 8000. A Retry-After answer overrides both. */
   maxBackoffMs?: number;
+  /** The longest Retry-After waited out, in milliseconds; default 60000. An answer asking for longer is thrown at once, for the caller to schedule. */
+  maxRetryAfterMs?: number;
   /** A fetch implementation; default the global fetch. */
   fetch?: typeof fetch;
   /** Waits between tries (tests replace it); default a timer. */
@@ -52,13 +54,14 @@ export interface ClientOptions {
 type Query = Record<string, string | number | boolean | undefined>;
 
 /**
- * Reports whether an answer with this status may be tried again: 429 and 503
- * mean the request was not acted on, so every method retries them; other 5xx
- * answers retry only reads and deletes, since a POST or PATCH (running a write
- * tool, say) may have taken effect.
+ * Reports whether a failed answer may be tried again. 429 and 503 mean the
+ * request was not acted on, and so does a provider's 429 passed on as
+ * `error.upstream` (EXECUTION_ERROR with the provider's Retry-After): every
+ * method retries those. Other 5xx answers retry only reads and deletes, since
+ * a POST or PATCH (running a write tool, say) may have taken effect.
  */
-export function isRetryable(method: string, status: number): boolean {
-  if (status === 429 || status === 503) return true;
+export function isRetryable(method: string, status: number, upstreamStatus?: number): boolean {
+  if (status === 429 || status === 503 || upstreamStatus === 429) return true;
   if (status >= 500) return method === "GET" || method === "HEAD" || method === "DELETE";
   return false;
 }
@@ -79,6 +82,7 @@ export class Switchboard {
   readonly #maxRetries: number;
   readonly #initialBackoffMs: number;
   readonly #maxBackoffMs: number;
+  readonly #maxRetryAfterMs: number;
   readonly #fetch: typeof fetch;
   readonly #sleep: (ms: number) => Promise<void>;
 
@@ -89,6 +93,7 @@ export class Switchboard {
     this.#maxRetries = Math.max(options.maxRetries ?? 2, 0);
     this.#initialBackoffMs = options.initialBackoffMs ?? 500;
     this.#maxBackoffMs = options.maxBackoffMs ?? 8000;
+    this.#maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
@@ -133,8 +138,10 @@ export class Switchboard {
         return (text === "" ? undefined : JSON.parse(text)) as T;
       }
       const error = errorFromResponse(res.status, res.statusText, text);
-      if (attempt < this.#maxRetries && isRetryable(method, res.status)) {
-        await this.#sleep(parseRetryAfter(res.headers.get("Retry-After")) ?? this.#backoff(attempt));
+      if (attempt < this.#maxRetries && isRetryable(method, res.status, error.upstream?.status)) {
+        const wait = parseRetryAfter(res.headers.get("Retry-After")) ?? this.#backoff(attempt);
+        if (wait > this.#maxRetryAfterMs) throw error;
+        await this.#sleep(wait);
         continue;
       }
       throw error;

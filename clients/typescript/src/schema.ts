@@ -1313,6 +1313,8 @@ export interface components {
         /** @description VALIDATION_ERROR (with issues), MISSING_CONNECTION, REAUTH_REQUIRED, CONNECTION_NOT_FOUND or EXECUTION_ERROR. */
         BadRequest: {
             headers: {
+                /** @description Set when the provider rate-limited the call (EXECUTION_ERROR with upstream.status 429): the provider's own Retry-After, seconds or an HTTP date. The provider did not act, so the same request may be sent again after it. */
+                "Retry-After"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -1722,6 +1724,8 @@ export interface operations {
             /** @description Over 600 verified deliveries to this trigger within one minute, or too many failed verifications from one address. */
             429: {
                 headers: {
+                    /** @description Seconds until deliveries are taken again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -68,6 +68,21 @@ test("503 is retried up to maxRetries with growing backoff, then thrown", async 
   waits.forEach((w, i) => assert.ok(w >= 50 * 2 ** i && w <= 100 * 2 ** i, `wait ${i}: ${w}`));
 });
 
+test("a provider's 429 is retried after its Retry-After, unless that is too long", async () => {
+  const limited = { status: 400, headers: { "Retry-After": "4" }, body: '{"error":{"code":"EXECUTION_ERROR","message":"rate limited","upstream":{"status":429,"body":""}}}' };
+  let srv = await scripted([limited, { status: 200, body: '{"data":{"id":"t1"}}' }]);
+  const waits: number[] = [];
+  const sb = (url: string) => new Switchboard({ apiKey: "sb_k", baseUrl: url, sleep: async (ms) => void waits.push(ms) });
+  assert.deepEqual(await sb(srv.url).executeTool({ toolId: "t" }), { id: "t1" });
+  srv.close();
+  assert.deepEqual(waits, [4000]);
+  srv = await scripted([{ ...limited, headers: { "Retry-After": "3600" } }]);
+  const err = await sb(srv.url).executeTool({ toolId: "t" }).catch((e: unknown) => e);
+  srv.close();
+  assert.ok(isSwitchboardError(err, "EXECUTION_ERROR"));
+  assert.equal(srv.seen.length, 1);
+});
+
 test("a validation error carries its issues; an answer without an envelope keeps its status", async () => {
   const srv = await scripted([
     { status: 400, body: '{"error":{"code":"VALIDATION_ERROR","message":"bad","issues":[{"code":"too_small","path":["ttlMinutes"],"message":"at least 5"}]}}' },
@@ -84,6 +99,7 @@ test("a validation error carries its issues; an answer without an envelope keeps
 
 test("retry rules and Retry-After parsing", () => {
   assert.ok(isRetryable("POST", 429) && isRetryable("POST", 503) && isRetryable("GET", 500) && isRetryable("DELETE", 502));
+  assert.ok(isRetryable("POST", 400, 429) && !isRetryable("POST", 400, 500));
   assert.ok(!isRetryable("POST", 500) && !isRetryable("PATCH", 502) && !isRetryable("GET", 404));
   const now = Date.parse("2026-05-04T09:00:00Z");
   assert.equal(parseRetryAfter("7", now), 7000);
