@@ -35,6 +35,7 @@ func TestSDKs_AgainstRealServe(t *testing.T) {
 		node, dir := typescriptSDK(t, s.root)
 		env := s.sdkEnv(s.newProject(t, "typescript"))
 		run(t, dir, env, node, "scripts/check-generated.mjs")
+		run(t, dir, env, node, "node_modules/eslint/bin/eslint.js", ".")
 		run(t, dir, env, node, "node_modules/typescript/bin/tsc", "-p", "tsconfig.json")
 		out := run(t, dir, env, node, "--test", "--test-reporter=tap", "build/test/")
 		expectAllPassed(t, out, `(?m)^# pass (\d+)$`, `(?m)^# (?:fail|skipped|cancelled) [1-9]`, 10)

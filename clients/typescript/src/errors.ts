@@ -38,21 +38,23 @@ export function isSwitchboardError(err: unknown, code?: ErrorCode): err is Switc
 /** Builds the error for a failed answer from its status and body text. */
 export function errorFromResponse(status: number, statusText: string, text: string): SwitchboardError {
   try {
-    const env = JSON.parse(text) as { error?: { code?: ErrorCode; message?: string; issues?: Issue[]; choices?: Choice[]; upstream?: Upstream } };
-    if (env && typeof env === "object" && env.error && typeof env.error.code === "string") {
+    const env: unknown = JSON.parse(text);
+    const e: unknown = typeof env === "object" && env !== null ? (env as { error?: unknown }).error : undefined;
+    if (typeof e === "object" && e !== null && typeof (e as { code?: unknown }).code === "string") {
+      const body = e as { code: ErrorCode; message?: string; issues?: Issue[]; choices?: Choice[]; upstream?: Upstream };
       return new SwitchboardError({
         status,
-        code: env.error.code,
-        message: env.error.message ?? env.error.code,
-        issues: env.error.issues,
-        choices: env.error.choices,
-        upstream: env.error.upstream,
+        code: body.code,
+        message: body.message ?? body.code,
+        issues: body.issues,
+        choices: body.choices,
+        upstream: body.upstream,
       });
     }
   } catch {
     // Not JSON: fall through to a status-only error.
   }
-  return new SwitchboardError({ status, message: `HTTP ${status}${statusText ? " " + statusText : ""}` });
+  return new SwitchboardError({ status, message: `HTTP ${String(status)}${statusText ? " " + statusText : ""}` });
 }
 
 /** Thrown by verifyWebhook for a delivery not proven to come from Switchboard. */

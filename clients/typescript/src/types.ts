@@ -42,9 +42,10 @@ export type RequestBody<Op extends keyof operations> = operations[Op] extends {
 export type QueryParams<Op extends keyof operations> = NonNullable<operations[Op]["parameters"]["query"]>;
 
 /** The JSON body of an operation's answer with status S. */
-export type ResponseBody<Op extends keyof operations, S extends number = 200> = operations[Op]["responses"] extends {
-  [K in S]: { content: { "application/json": infer R } };
-}
+export type ResponseBody<Op extends keyof operations, S extends number = 200> = operations[Op]["responses"] extends Record<
+  S,
+  { content: { "application/json": infer R } }
+>
   ? R
   : never;
 

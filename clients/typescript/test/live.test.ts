@@ -14,7 +14,7 @@ const env = (name: string): string => {
   if (!v) throw new Error(`${name} is not set`);
   return v;
 };
-const live = { skip: process.env["SB_URL"] ? false : "SB_URL is not set (tests/sdk sets it)" };
+const live = { skip: process.env.SB_URL ? false : "SB_URL is not set (tests/sdk sets it)" };
 
 test("catalog, connections, execute and typed errors", live, async () => {
   const sb = new Switchboard({ apiKey: env("SB_KEY"), baseUrl: env("SB_URL") });
@@ -53,17 +53,17 @@ test("a session's tools in OpenAI and Vercel AI SDK shapes, called", live, async
 
   const chat = await session.openAIChatTools();
   const execute = chat.find((t) => t.function.name === "switchboard_execute");
-  assert.ok(execute && execute.function.strict === true && execute.type === "function");
+  assert.equal(execute?.function.strict, true);
   const responses = await session.openAIResponsesTools();
   assert.deepEqual(responses.map((t) => t.name), chat.map((t) => t.function.name));
 
-  const wrapped: Array<Record<string, unknown>> = [];
+  const wrapped: Record<string, unknown>[] = [];
   const vercel = await session.vercelAITools((schema) => {
     wrapped.push(schema);
     return { jsonSchema: schema };
   });
   assert.equal(wrapped.length, Object.keys(vercel).length);
-  const made = (await vercel["switchboard_execute"]!.execute({ action: env("SB_TOOL_CREATE"), input: { title: "via Vercel shape" } })) as { id: string };
+  const made = (await vercel.switchboard_execute!.execute({ action: env("SB_TOOL_CREATE"), input: { title: "via Vercel shape" } })) as { id: string };
   assert.ok(made.id);
 
   const text = await session.callForModel("switchboard_execute", JSON.stringify({ action: env("SB_TOOL_GET"), input: { id: made.id } }));
@@ -78,7 +78,7 @@ test("a session's tools in OpenAI and Vercel AI SDK shapes, called", live, async
 
 test("a trigger.fired delivery verifies with verifyWebhook", live, async () => {
   const sb = new Switchboard({ apiKey: env("SB_KEY"), baseUrl: env("SB_URL") });
-  const deliveries: Array<{ headers: IncomingHttpHeaders; body: Buffer }> = [];
+  const deliveries: { headers: IncomingHttpHeaders; body: Buffer }[] = [];
   let arrived: () => void = () => {};
   const first = new Promise<void>((resolve) => (arrived = resolve));
   const receiver = createServer((req, res) => {

@@ -17,7 +17,7 @@ import {
   type SessionTool,
 } from "../src/index.js";
 
-type Step = { status: number; body?: string; headers?: Record<string, string> };
+interface Step { status: number; body?: string; headers?: Record<string, string> }
 
 /** A server answering with the steps in order (the last repeats); returns its URL and the requests it saw. */
 async function scripted(steps: Step[]): Promise<{ url: string; seen: string[]; close: () => void }> {
@@ -129,7 +129,7 @@ test("verifyWebhook accepts the exact signed delivery and nothing else", async (
   assert.equal(ev.type, "trigger.fired");
   assert.equal(ev.data.userId, null);
   assert.ok(await verifyWebhook(secret, new Headers(headers), new TextEncoder().encode(body), { now }));
-  const bad: Array<[string, Record<string, string>, string, number]> = [
+  const bad: [string, Record<string, string>, string, number][] = [
     ["body changed", headers, body.replace("t", "T"), now],
     ["other id", { ...headers, "webhook-id": "msg_2" }, body, now],
     ["too old", headers, body, ts * 1000 + 301_000],
