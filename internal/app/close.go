@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Close shuts the application down in this order, each step after the one
@@ -15,7 +16,9 @@ import (
 //  3. the executor flushes last-used times and closes its upstream MCP
 //     sessions, and the execution log writes what is still queued (their
 //     background jobs do this as they stop, when they ran);
-//  4. the database closes, last, since every step above may still write.
+//  4. the database closes, since every step above may still write;
+//  5. the spans still buffered are exported (tracing on), last, since
+//     every step above may still make spans.
 //
 // Close is safe to call more than once and without Run; later calls
 // return the first one's result.
@@ -49,6 +52,13 @@ func (a *App) Close() error {
 			a.ExecLog.Flush(context.Background())
 		}
 		a.closeErr = a.Store.Close()
+		if a.Tracer != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			if err := a.Tracer.Shutdown(ctx); err != nil {
+				a.Logger.Warn("could not export the last spans", "error", err.Error())
+			}
+			cancel()
+		}
 		a.Logger.Info("stopped")
 	})
 	return a.closeErr

@@ -33,6 +33,9 @@ func (a *App) Run(ctx context.Context) error {
 	if cfg.AssetsAddr != "" {
 		listeners = append(listeners, listener{"assets", cfg.AssetsAddr, a.API.AssetsHandler()})
 	}
+	if cfg.MetricsAddr != "" && a.Metrics != nil {
+		listeners = append(listeners, listener{"metrics", cfg.MetricsAddr, a.Metrics.Handler()})
+	}
 	// Every address is bound before anything serves, so a taken port
 	// fails the start with nothing half running.
 	lns := make([]net.Listener, 0, len(listeners))
@@ -147,6 +150,8 @@ func (a *App) publicURL(listener string) string {
 		return a.Config.MCPURL
 	case "assets":
 		return a.Config.AssetsURL
+	case "metrics":
+		return "" // not public: scraped on its listen address
 	}
 	return a.Config.BaseURL
 }

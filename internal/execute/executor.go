@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
@@ -29,6 +31,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
@@ -43,6 +46,10 @@ type Options struct {
 	Keyring *secret.Keyring
 	Logger  *slog.Logger
 	Now     func() time.Time
+	// Metrics and Tracer record calls, provider latency and token
+	// refreshes; nil turns each off.
+	Metrics *telemetry.Metrics
+	Tracer  *telemetry.Tracer
 }
 
 // Executor runs tools and proxy calls. It is safe for concurrent use.
@@ -53,6 +60,8 @@ type Executor struct {
 	keyring  *secret.Keyring
 	log      *slog.Logger
 	now      func() time.Time
+	metrics  *telemetry.Metrics
+	tracer   *telemetry.Tracer
 	// owner names this process in refresh leases.
 	owner    string
 	refresh  singleflight.Group
@@ -76,6 +85,7 @@ func New(o Options) *Executor {
 	_, _ = rand.Read(b[:])
 	e := &Executor{
 		store: o.Store, accounts: o.Accounts, guard: o.Guard, keyring: o.Keyring, log: o.Logger, now: o.Now,
+		metrics: o.Metrics, tracer: o.Tracer,
 		owner: hex.EncodeToString(b[:]), handlers: builtinHandlers(),
 		tokens: newTokenCache(), fresh: newFreshCredentials(), granted: newGrantedScopes(),
 	}
@@ -131,12 +141,22 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 // entry can stay on its stack: Call's strings leak to the heap.
 func (e *Executor) ExecuteLogged(ctx context.Context, t tenant.Tenant, c Call, rec *execlog.Entry) (any, error) {
 	if err := t.Check(); err != nil {
+		e.metrics.ToolCall(nil, err)
 		return nil, err
 	}
 	tool, ok := t.Catalog.Tool(c.ToolID)
 	if !ok {
-		return nil, apierr.New(apierr.ToolNotFound, "no tool %q; GET /v1/tools lists them", c.ToolID)
+		err := apierr.New(apierr.ToolNotFound, "no tool %q; GET /v1/tools lists them", c.ToolID)
+		e.metrics.ToolCall(nil, err)
+		return nil, err
 	}
+	res, err := e.execute(ctx, t, c, tool, rec)
+	e.metrics.ToolCall(tool, err)
+	return res, err
+}
+
+// execute runs a tool of t's catalog, filling rec when it is not nil.
+func (e *Executor) execute(ctx context.Context, t tenant.Tenant, c Call, tool *catalog.Tool, rec *execlog.Entry) (any, error) {
 	con := tool.Connector()
 	if rec != nil {
 		rec.Tool, rec.ConnectorID = tool.ID, con.ID
@@ -282,7 +302,15 @@ func (e *Executor) Run(ctx context.Context, interval time.Duration) {
 // account resolves the account a request runs with, opens its credential
 // and fills the connector's base URL from the account's fields.
 func (e *Executor) account(ctx context.Context, t tenant.Tenant, con *catalog.Connector, u account.Use) (store.Connection, account.Credential, *url.URL, error) {
-	conn, err := e.accounts.Resolve(ctx, t, u)
+	rctx, span := e.tracer.Start(ctx, "account.resolve")
+	conn, err := e.accounts.Resolve(rctx, t, u)
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("switchboard.connector", telemetry.ConnectorLabel(con)))
+		if err != nil {
+			span.SetStatus(codes.Error, telemetry.Outcome(err))
+		}
+	}
+	span.End()
 	if err != nil {
 		return conn, account.Credential{}, nil, err
 	}

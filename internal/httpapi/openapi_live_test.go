@@ -132,6 +132,7 @@ func liveScenario(t *testing.T, f *fixture) {
 
 	// Public routes.
 	public("GET", "/health", "", 200)
+	public("GET", "/ready", "", 200)
 	public("GET", "/openapi.json", "", 200)
 	public("GET", "/api/catalog", "", 200)
 	public("GET", "/api/catalog?facets=true&limit=1", "", 200)

@@ -38,6 +38,7 @@ func (s *Server) routesV1(mux *http.ServeMux) {
 // routesPublic registers the routes that need no API key (openapi.json: the operations without security).
 func (s *Server) routesPublic(mux *http.ServeMux) {
 	s.route(mux, "GET /health", s.handleHealth)
+	s.route(mux, "GET /ready", s.handleReady)
 	s.route(mux, "GET /openapi.json", s.handleOpenAPI)
 	s.route(mux, "GET /api/catalog", s.handlePublicCatalog)
 	s.route(mux, "GET /api/catalog/{connectorId}", s.handlePublicCatalogGet)

@@ -19,6 +19,9 @@ import (
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -26,6 +29,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/lru"
 	"github.com/switchboard-gw/switchboard/internal/session"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
@@ -42,6 +46,7 @@ const maxCached = 1024
 type Server struct {
 	sessions *session.Service
 	log      *slog.Logger
+	tracer   *telemetry.Tracer
 	handler  *mcp.StreamableHTTPHandler
 	cache    *lru.Cache[serverKey, *cached]
 	// sdkCalls sends every tools/call to the SDK (see SetDirectCalls).
@@ -70,9 +75,10 @@ type target struct {
 	via execlog.Origin
 }
 
-// New returns a Server.
-func New(sessions *session.Service, log *slog.Logger) *Server {
-	s := &Server{sessions: sessions, log: log, cache: lru.New[serverKey, *cached](maxCached)}
+// New returns a Server. tracer makes a span per tools/call, named after
+// the tool; nil makes none.
+func New(sessions *session.Service, log *slog.Logger, tracer *telemetry.Tracer) *Server {
+	s := &Server{sessions: sessions, log: log, tracer: tracer, cache: lru.New[serverKey, *cached](maxCached)}
 	s.handler = mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
@@ -283,6 +289,20 @@ func (s *Server) callTool(name string) mcp.ToolHandler {
 // replaced by errInternal, as on REST. The SDK path (callTool) and the
 // direct path (serveCall) both answer from here.
 func (s *Server) run(ctx context.Context, t target, name string, args json.RawMessage) (body []byte, extra []mcp.Content, isError bool, err error) {
+	if s.tracer.On() {
+		var span trace.Span
+		ctx, span = s.tracer.Start(ctx, "tools/call "+name)
+		defer func() {
+			if span.IsRecording() {
+				span.SetAttributes(attribute.String("mcp.method.name", "tools/call"), attribute.String("gen_ai.tool.name", name),
+					attribute.Bool("switchboard.refused", isError))
+				if err != nil {
+					span.SetStatus(codes.Error, telemetry.Outcome(err))
+				}
+			}
+			span.End()
+		}()
+	}
 	out, err := s.sessions.Call(ctx, t.tenant, t.ss, t.scope, name, args, t.via)
 	if err != nil {
 		if _, ok := apierr.As(err); ok {

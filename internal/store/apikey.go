@@ -154,12 +154,15 @@ func (s *Store) ProjectForKey(ctx context.Context, hash string) (KeyProject, err
 	if live {
 		kp, found, refused := s.keys.get(hash, now)
 		if found {
+			s.stats.hit(statAPIKeys)
 			return kp, nil
 		}
 		if refused {
+			s.stats.hit(statAPIKeys)
 			return KeyProject{}, ErrNotFound
 		}
 	}
+	s.stats.miss(statAPIKeys)
 	gen := s.keys.gen.Load()
 	var kp KeyProject
 	var expires sql.NullInt64

@@ -21,6 +21,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness for traffic: the database answers and its schema is current
+         * @description For orchestrators' readiness probes. Unlike /health it also checks that every migration this build knows has been applied, so a replica started against a database that another process has not finished migrating is kept out of the load balancer.
+         */
+        get: operations["getReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -704,6 +724,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One page of the project's execution log, newest first */
+        get: operations["listLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One execution log record */
+        get: operations["getLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "trigger.fired": {
@@ -803,6 +857,22 @@ export interface components {
                 /** @enum {string} */
                 status: "ok" | "unavailable";
                 database?: string;
+            };
+        };
+        ReadyEnvelope: {
+            data: {
+                /** @enum {string} */
+                status: "ready" | "unavailable";
+                /**
+                 * @description Present when the database did not answer.
+                 * @enum {string}
+                 */
+                database?: "unreachable";
+                /**
+                 * @description Present when the database lacks migrations this build needs.
+                 * @enum {string}
+                 */
+                migrations?: "pending";
             };
         };
         /** @enum {string} */
@@ -1147,6 +1217,8 @@ export interface components {
                         group?: string;
                         default?: string;
                         description?: string;
+                        /** @description regular expression the value must match in full; the server checks it again when the account is stored */
+                        pattern?: string;
                         /** @description the user may leave the field empty (it only chooses among the accounts a sign-in grants) */
                         optional?: boolean;
                     }[] | null;
@@ -1226,6 +1298,40 @@ export interface components {
              */
             nextAttemptAt: string | null;
             createdAt: components["schemas"]["Timestamp"];
+        };
+        /** @description One tool call. Inputs and outputs appear only for projects that store payloads (docs/execution-log.md). */
+        LogRecord: {
+            /** Format: uuid */
+            id: string;
+            createdAt: components["schemas"]["Timestamp"];
+            userId: string;
+            connectorId: string | null;
+            /** @description The tool id, a meta tool's name, or for a raw proxy request its method and endpoint without the query string (at most 200 characters). */
+            tool: string | null;
+            /** @description The account the call ran with, once it was chosen. */
+            connectionId: string | null;
+            sessionId: string | null;
+            endpointId: string | null;
+            /** @description The API key the call came with. */
+            apiKeyId: string | null;
+            /** @description `ok`, or the error code (REST) or refusal code (sessions, MCP) the caller was answered with. */
+            outcome: string;
+            /** @description The provider's last HTTP status; null when no answer came. */
+            providerStatus: number | null;
+            /** @description The gateway's whole time on the call, in milliseconds with microsecond precision. */
+            durationMs: number;
+            /** @description The part of durationMs spent on provider requests. */
+            providerMs: number;
+            /** @description The X-Request-Id of the request, as in the server log. */
+            requestId: string | null;
+            /** @description Redacted and capped; only when the project stores payloads. */
+            input?: unknown;
+            /** @description Redacted and capped; only when the project stores payloads. */
+            output?: unknown;
+        };
+        LogPage: {
+            data: components["schemas"]["LogRecord"][];
+            nextCursor: components["schemas"]["NextCursor"];
         };
         /**
          * @description The body of a trigger.fired delivery to a project's webhook endpoints.
@@ -1501,6 +1607,50 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["HealthEnvelope"];
+                };
+            };
+        };
+    };
+    getReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The database answers and every migration is applied. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "ready"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReadyEnvelope"];
+                };
+            };
+            /** @description The database does not answer, or migrations are pending. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "unavailable",
+                     *         "migrations": "pending"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReadyEnvelope"];
                 };
             };
         };
@@ -2988,6 +3138,70 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    listLogs: {
+        parameters: {
+            query?: {
+                /** @description Only this user's calls. */
+                userId?: string;
+                /** @description Only calls of this connector. */
+                connectorId?: string;
+                /** @description Only calls of this tool (or, for the proxy, this method and endpoint). */
+                toolId?: string;
+                /** @description Only calls with this outcome (`ok` or a code). */
+                outcome?: string;
+                /** @description Calls at or after this time (RFC 3339). */
+                since?: string;
+                /** @description Calls before this time (RFC 3339). */
+                until?: string;
+                limit?: components["parameters"]["Limit"];
+                /** @description The previous page's nextCursor. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of records. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LogRecord"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
         };
     };
     triggerFired: {
