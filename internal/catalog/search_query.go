@@ -1,0 +1,528 @@
+package catalog
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// queryPlan is what one request (or one step of it) asks for: its words
+// once misspellings are corrected, the connectors it names or hints at,
+// the class of its verb, and the weighted terms to score.
+type queryPlan struct {
+	text     string
+	words    []string // lowercase, typos corrected
+	typo     []bool   // words[i] was corrected
+	alias    []bool   // words[i] is part of a connector's name
+	named    []string // connectors named outright, in order of appearance
+	weak     []string // connectors named by an everyday word, or hinted at
+	foreign  bool     // names an application the catalog lacks
+	intent   int
+	verb     string // the verb intent was read from
+	concepts []concept
+	// extra are terms scored without counting towards relevance: the
+	// people a "who" question asks about.
+	extra []qterm
+}
+
+// concept is one word of the request that a tool should cover: its term,
+// what else counts for it (synonyms, the correction of a typo), and its
+// weight in the relevance score.
+type concept struct {
+	term    string
+	weight  float64
+	typo    bool
+	synonym []synonym
+}
+
+// aliasTable maps an alias, as words joined by spaces, to connector ids.
+type aliasTable struct {
+	phrases map[string][]string
+	single  []string // one-word aliases of four letters or more, for typo matching
+	maxLen  int
+}
+
+func newAliasTable(connectors []*Connector) *aliasTable {
+	at := &aliasTable{phrases: map[string][]string{}}
+	add := func(alias, id string) {
+		key := strings.Join(words(alias), " ")
+		if key == "" || slices.Contains(at.phrases[key], id) {
+			return
+		}
+		at.phrases[key] = append(at.phrases[key], id)
+		if n := len(words(alias)); n > at.maxLen {
+			at.maxLen = n
+		}
+	}
+	for _, c := range connectors {
+		add(c.ID, c.ID)
+		add(strings.ReplaceAll(c.ID, "_", " "), c.ID)
+		add(c.Name, c.ID)
+		for _, a := range connectorAliases[c.ID] {
+			add(a, c.ID)
+		}
+	}
+	for key := range at.phrases {
+		if !strings.Contains(key, " ") && len(key) >= 4 {
+			at.single = append(at.single, key)
+		}
+	}
+	slices.Sort(at.single)
+	return at
+}
+
+// questionWords open a request that asks to be told something.
+var questionWords = setOf("what", "whats", "who", "whos", "when", "which", "where", "how", "is", "are",
+	"am", "do", "does", "did", "any", "has", "have", "whose", "why")
+
+// leadWords may come before a request's verb.
+var leadWords = setOf("please", "can", "could", "would", "you", "i", "want", "to", "need", "lets", "let",
+	"us", "go", "ahead", "and", "also", "just", "quickly", "now", "hey", "ok", "okay", "then", "pls", "plz", "we")
+
+// nounLikeVerbs are verbs that are as often nouns ("jira issue", "the
+// file"): they say what a request wants only as its first word.
+var nounLikeVerbs = setOf("issue", "file", "message", "text", "email", "page", "comment", "record", "log",
+	"call", "book", "charge", "link", "label", "tag", "star", "draft", "invite", "reply", "count", "trigger",
+	"query", "post", "track", "note", "order", "open", "new", "export", "check", "ship", "run", "end",
+	"share", "list", "search", "merge", "refund", "dm", "schedule", "comment", "complete", "copy", "set")
+
+// plan analyses one request or step of one.
+func (c *Catalog) plan(text string) *queryPlan {
+	p := &queryPlan{text: text}
+	raw := words(text)
+	p.words = make([]string, len(raw))
+	p.typo = make([]bool, len(raw))
+	p.alias = make([]bool, len(raw))
+	for i, w := range raw {
+		p.words[i] = w
+		if fixed, ok := c.correct(w); ok {
+			p.words[i] = fixed
+			p.typo[i] = true
+		}
+	}
+	c.detectConnectors(p)
+	c.detectPatterns(p, text)
+	p.intent, p.verb = intentOf(p.words, p.alias)
+	p.concepts = c.conceptsOf(p)
+	if len(p.words) > 0 && (p.words[0] == "who" || p.words[0] == "whos") {
+		for _, t := range []string{"member", "user", "owner", "assigne", "person"} {
+			p.extra = append(p.extra, qterm{term: t, w: weightWho})
+		}
+	}
+	return p
+}
+
+// Patterns that hint at an application: an issue key (PROJ-123) at Jira
+// and Linear, a clock time (3pm) at the calendars.
+var (
+	issueKeyPattern  = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9]{1,9}-[0-9]+\b`)
+	clockTimePattern = regexp.MustCompile(`(?i)\b[0-9]{1,2}(:[0-5][0-9])? ?(am|pm)\b`)
+)
+
+func (c *Catalog) detectPatterns(p *queryPlan, text string) {
+	hint := func(ids ...string) {
+		for _, id := range ids {
+			if _, ok := c.byID[id]; ok && !slices.Contains(p.named, id) {
+				p.weak = appendNew(p.weak, id)
+			}
+		}
+	}
+	if issueKeyPattern.MatchString(text) {
+		hint("jira", "linear")
+	}
+	if clockTimePattern.MatchString(text) {
+		hint("google_calendar", "outlook")
+	}
+	for i, w := range p.words {
+		if leadWords[w] || p.alias[i] {
+			continue
+		}
+		if w == "page" {
+			// "page the on-call team": paging is PagerDuty's verb.
+			hint("pagerduty")
+		}
+		break
+	}
+}
+
+// speller corrects misspelt words against the words of the index and the
+// connectors' one-word aliases. It keeps every form of each word with one
+// letter left out (two for words of eight letters or more), so a lookup
+// reads a few map entries instead of scanning the vocabulary.
+type speller struct {
+	words []string
+	rank  []int // how strongly a word is preferred among equally close ones
+	dels  map[string][]int32
+}
+
+func newSpeller(idx *Index, aliases *aliasTable) *speller {
+	sp := &speller{dels: map[string][]int32{}}
+	add := func(w string, rank int) {
+		id := int32(len(sp.words))
+		sp.words = append(sp.words, w)
+		sp.rank = append(sp.rank, rank)
+		for _, d := range deletes(w, maxEdits(len(w))) {
+			sp.dels[d] = append(sp.dels[d], id)
+		}
+	}
+	vocab := make([]string, 0, len(idx.vocab))
+	for w := range idx.vocab {
+		vocab = append(vocab, w)
+	}
+	slices.Sort(vocab)
+	for _, w := range vocab {
+		if _, alias := aliases.phrases[w]; !alias {
+			add(w, len(idx.postings[idx.vocab[w]]))
+		}
+	}
+	// A connector's name outranks any word of the same distance.
+	for _, w := range aliases.single {
+		add(w, 1<<30)
+	}
+	return sp
+}
+
+// maxEdits is how many edits a word of n letters may be corrected by.
+func maxEdits(n int) int {
+	if n >= 8 {
+		return 2
+	}
+	return 1
+}
+
+// deletes returns w and every form of it with up to n letters left out.
+func deletes(w string, n int) []string {
+	out := []string{w}
+	seen := map[string]bool{w: true}
+	frontier := []string{w}
+	for range n {
+		var next []string
+		for _, f := range frontier {
+			for i := range len(f) {
+				d := f[:i] + f[i+1:]
+				if !seen[d] {
+					seen[d] = true
+					out = append(out, d)
+					next = append(next, d)
+				}
+			}
+		}
+		frontier = next
+	}
+	return out
+}
+
+// correct returns the word of the index or the connector name a
+// misspelt word stands for: the closest by edit distance (one edit up to
+// seven letters, two beyond), ties going to the same first letter, then
+// to the more frequent term.
+func (c *Catalog) correct(w string) (string, bool) {
+	if len(w) < 4 || len(w) > 30 || !isLetters(w) || stopWords[w] || foreignApps[w] {
+		return "", false
+	}
+	if _, ok := c.toolIndex.vocab[w]; ok {
+		return "", false
+	}
+	if _, ok := c.aliases.phrases[w]; ok {
+		return "", false
+	}
+	if _, ok := queryVerbs[w]; ok {
+		return "", false
+	}
+	// A word whose stem the index holds ("messages") is no typo, unless a
+	// far more frequent word is one edit away ("calender": calendar, not
+	// the stem of calendly).
+	known := 0
+	if ts := terms(w); len(ts) == 1 {
+		known = len(c.toolIndex.postings[ts[0]])
+	}
+	sp := c.speller
+	maxD := maxEdits(len(w))
+	best, bestD, bestRank := -1, maxD+1, -1
+	seen := map[int32]bool{}
+	for _, d := range deletes(w, maxD) {
+		for _, id := range sp.dels[d] {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			cand := sp.words[id]
+			dist := editDistance(w, cand, maxD)
+			if dist > maxD {
+				continue
+			}
+			better := dist < bestD
+			if dist == bestD {
+				sameNew, sameOld := cand[0] == w[0], sp.words[best][0] == w[0]
+				switch {
+				case sameNew != sameOld:
+					better = sameNew
+				case sp.rank[id] != bestRank:
+					better = sp.rank[id] > bestRank
+				default:
+					better = cand < sp.words[best]
+				}
+			}
+			if better {
+				best, bestD, bestRank = int(id), dist, sp.rank[id]
+			}
+		}
+	}
+	if best < 0 || (known > 0 && (bestD > 1 || bestRank < 2*known || sp.rank[best] == 1<<30)) {
+		return "", false
+	}
+	return sp.words[best], true
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// editDistance is the optimal string alignment distance (insertions,
+// deletions, substitutions and swaps of neighbours), or max+1 once it
+// exceeds max. Words are at most 32 bytes.
+func editDistance(a, b string, max int) int {
+	if abs(len(a)-len(b)) > max || len(a) > 32 || len(b) > 32 {
+		return max + 1
+	}
+	var rows [3][33]int
+	prev2, prev, cur := &rows[0], &rows[1], &rows[2]
+	for j := 0; j <= len(b); j++ {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+			rowMin = min(rowMin, v)
+		}
+		if rowMin > max {
+			return max + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
+// detectConnectors finds the connectors a request names (longest alias
+// first) or hints at, and the applications outside the catalog it names.
+func (c *Catalog) detectConnectors(p *queryPlan) {
+	var common []string
+	for i := 0; i < len(p.words); {
+		matched := false
+		for n := min(c.aliases.maxLen, len(p.words)-i); n >= 1 && !matched; n-- {
+			key := strings.Join(p.words[i:i+n], " ")
+			ids, ok := c.aliases.phrases[key]
+			if !ok {
+				continue
+			}
+			if key == "monday" && isDay(p.words, i) {
+				continue
+			}
+			matched = true
+			for k := i; k < i+n; k++ {
+				// An everyday word stays a word of the request too.
+				p.alias[k] = !commonAliases[key]
+			}
+			for _, id := range ids {
+				if commonAliases[key] {
+					common = appendNew(common, id)
+				} else {
+					p.named = appendNew(p.named, id)
+				}
+			}
+			i += n
+		}
+		if !matched {
+			if foreignApps[p.words[i]] {
+				p.foreign = true
+			}
+			i++
+		}
+	}
+	if len(p.named) == 0 {
+		p.weak = append(p.weak, common...)
+	}
+	for i := range p.words {
+		for n := 3; n >= 1; n-- {
+			if i+n > len(p.words) {
+				continue
+			}
+			for _, id := range connectorHints[strings.Join(p.words[i:i+n], " ")] {
+				if _, ok := c.byID[id]; ok && !slices.Contains(p.named, id) {
+					p.weak = appendNew(p.weak, id)
+				}
+			}
+		}
+	}
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// isDay reports whether "monday" at i is the day of the week.
+func isDay(ws []string, i int) bool {
+	return (i > 0 && dayContext[ws[i-1]]) || (i+1 < len(ws) && dayContext[ws[i+1]]) || i == len(ws)-1 && i > 0
+}
+
+// intentOf classifies what a request wants done from its first verb: a
+// question reads; a verb that is as often a noun counts only as the first
+// word; a request without a verb reads, weakly (intentNone).
+func intentOf(ws []string, alias []bool) (int, string) {
+	first := true
+	for i, w := range ws {
+		if alias[i] {
+			continue
+		}
+		if first && questionWords[w] {
+			return intentRead, ""
+		}
+		if leadWords[w] {
+			continue
+		}
+		if v, ok := queryVerbs[w]; ok {
+			if w == "open" || w == "new" {
+				// "open a pull request" creates; "open pull requests" reads.
+				if w == "new" || (i+1 < len(ws) && (ws[i+1] == "a" || ws[i+1] == "an" || ws[i+1] == "new")) {
+					return intentCreate, "create"
+				}
+				first = false
+				continue
+			}
+			if first || !nounLikeVerbs[w] {
+				return v, w
+			}
+		}
+		first = false
+	}
+	return intentNone, ""
+}
+
+// conceptsOf lists the words of a request a tool should cover: its terms
+// other than connector names and numbers, each weighted by how rare it is
+// in the catalog (a word the catalog does not know weighs half the rarest).
+func (c *Catalog) conceptsOf(p *queryPlan) []concept {
+	var ws []string
+	var typo []bool
+	for i, w := range p.words {
+		if p.alias[i] {
+			continue
+		}
+		ws = append(ws, w)
+		typo = append(typo, p.typo[i])
+	}
+	var out []concept
+	seen := map[string]bool{}
+	ts := termsOfTracked(ws, typo)
+	for _, t := range ts {
+		if seen[t.term] || hasDigit(t.term) {
+			continue
+		}
+		seen[t.term] = true
+		w := c.toolIndex.idf(t.term)
+		if w == 0 {
+			w = c.toolIndex.maxIDF * unknownWordWeight
+		}
+		out = append(out, concept{term: t.term, weight: w, typo: t.typo, synonym: synonymsOf(t.term)})
+	}
+	return out
+}
+
+type trackedTerm struct {
+	term string
+	typo bool
+}
+
+// termsOfTracked is termsOf keeping whether each term came from a
+// corrected word.
+func termsOfTracked(ws []string, typo []bool) []trackedTerm {
+	var out []trackedTerm
+	for i := 0; i < len(ws); i++ {
+		w := ws[i]
+		if i+1 < len(ws) {
+			if folded, ok := phrases[w+" "+ws[i+1]]; ok {
+				out = append(out, trackedTerm{folded, typo[i] || typo[i+1]})
+				i++
+				continue
+			}
+		}
+		if stopWords[w] {
+			continue
+		}
+		out = append(out, trackedTerm{stem(w), typo[i]})
+	}
+	return out
+}
+
+func hasDigit(s string) bool {
+	return strings.ContainsAny(s, "0123456789")
+}
+
+// splitSteps cuts a request written as one sentence into its steps at
+// "and then", "then", "after that" or a plain "and", where the words after
+// the cut start with a verb and the words before hold one.
+func splitSteps(text string) []string {
+	ws := strings.Fields(strings.ToLower(text))
+	clean := make([]string, len(ws))
+	for i, w := range ws {
+		clean[i] = strings.Trim(w, ",.;:!?\"'()")
+	}
+	var steps []string
+	start := 0
+	for i := 0; i < len(ws); i++ {
+		for _, sep := range stepSeparators {
+			if i+len(sep) > len(ws) || !slices.Equal(clean[i:i+len(sep)], sep) {
+				continue
+			}
+			after := i + len(sep)
+			if after >= len(ws) || !startsWithVerb(clean[after:]) || !holdsVerb(clean[start:i]) {
+				continue
+			}
+			steps = append(steps, strings.Join(ws[start:i], " "))
+			start = after
+			i = after - 1
+			break
+		}
+	}
+	if len(steps) == 0 {
+		return []string{text}
+	}
+	steps = append(steps, strings.Join(ws[start:], " "))
+	return steps
+}
+
+func startsWithVerb(ws []string) bool {
+	for _, w := range ws {
+		if leadWords[w] {
+			continue
+		}
+		_, ok := queryVerbs[w]
+		return ok && w != "new"
+	}
+	return false
+}
+
+func holdsVerb(ws []string) bool {
+	for _, w := range ws {
+		if _, ok := queryVerbs[w]; ok {
+			return true
+		}
+	}
+	return false
+}

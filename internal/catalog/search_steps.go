@@ -1,0 +1,261 @@
+package catalog
+
+import "slices"
+
+// MatchThreshold is the relevance under which a tool does not match a
+// request well: the share of the request's words (weighted by rarity) and
+// of the application it names that the tool's id, name, keywords and
+// description cover. Callers answer "no good match" when the best tool
+// falls under it.
+const MatchThreshold = 0.5
+
+// Ranking weights, tuned on the tuning half of the evaluation.
+const (
+	// weightTypo scales the term a misspelt word was corrected to.
+	weightTypo = 0.9
+	// boostNamed, boostWeak and boostCarried add a share of the best
+	// text score to every tool of a connector the request names, names
+	// with an everyday word or hints at, or that an earlier step named.
+	boostNamed   = 1.0
+	boostWeak    = 0.35
+	boostCarried = 0.5
+	// synonymCredit is what a synonym counts for in the relevance score.
+	synonymCredit = 0.6
+	// unknownWordWeight is the weight, against the rarest word of the
+	// catalog, of a word the catalog does not hold (a name, a thing no
+	// tool deals with).
+	unknownWordWeight = 0.5
+	// weightWho is the weight of the people terms a "who" question adds.
+	weightWho = 0.4
+	// foreignPenalty scales the relevance of every tool for a request that
+	// names an application the catalog has no connector for.
+	foreignPenalty = 0.5
+	// Verb factors: see intentFactor.
+	factorNoVerbList = 1.3
+	factorNoVerbRead = 1.1
+	factorSameClass  = 1.3
+	factorSameVerb   = 1.15
+)
+
+// StepAnswer is the ranked answer to a request: every tool, best first,
+// and, when the request was split into steps, each step's own ranking in
+// order. Hits then interleaves the steps' best tools.
+type StepAnswer struct {
+	Hits  []ToolHit
+	Steps []Step
+}
+
+// Step is one step of a request and its ranked tools.
+type Step struct {
+	Query string
+	Hits  []ToolHit
+}
+
+// SearchSteps ranks the tools for query, keeping only those keep accepts
+// (nil keeps all). A request written as several steps ("look up the
+// customer and then refund") is ranked step by step; a step that names no
+// application leans towards the one an earlier step named.
+func (c *Catalog) SearchSteps(query string, keep func(*Tool) bool) StepAnswer {
+	parts := splitSteps(query)
+	if len(parts) == 1 {
+		return StepAnswer{Hits: c.rank(c.plan(query), nil, keep)}
+	}
+	var carried []string
+	steps := make([]Step, 0, len(parts))
+	for _, part := range parts {
+		p := c.plan(part)
+		steps = append(steps, Step{Query: part, Hits: c.rank(p, carried, keep)})
+		if len(p.named) > 0 {
+			carried = p.named
+		}
+	}
+	return StepAnswer{Hits: interleave(steps), Steps: steps}
+}
+
+// interleave merges the steps' rankings: each step's first tool in order,
+// then each step's second, each tool once.
+func interleave(steps []Step) []ToolHit {
+	var out []ToolHit
+	seen := map[string]bool{}
+	for r := 0; ; r++ {
+		more := false
+		for _, s := range steps {
+			if r >= len(s.Hits) {
+				continue
+			}
+			more = true
+			if h := s.Hits[r]; !seen[h.Tool.ID] {
+				seen[h.Tool.ID] = true
+				out = append(out, h)
+			}
+		}
+		if !more {
+			return out
+		}
+	}
+}
+
+// rank scores every tool for one planned request.
+func (c *Catalog) rank(p *queryPlan, carried []string, keep func(*Tool) bool) []ToolHit {
+	idx := c.toolIndex
+	var qterms []qterm
+	seen := map[string]bool{}
+	for _, k := range p.concepts {
+		if !seen[k.term] {
+			seen[k.term] = true
+			w := 1.0
+			if k.typo {
+				w = weightTypo
+			}
+			qterms = append(qterms, qterm{term: k.term, w: w})
+		}
+	}
+	for _, k := range p.concepts {
+		for _, syn := range k.synonym {
+			if seen[syn.term] {
+				continue
+			}
+			seen[syn.term] = true
+			q := qterm{term: syn.term, w: weightSynonym}
+			if len(syn.scope) > 0 {
+				q.scope = func(doc int) bool { return syn.inScope(c.tools[doc].connector) }
+			}
+			qterms = append(qterms, q)
+		}
+	}
+	qterms = append(qterms, p.extra...)
+	scores := make([]float64, len(c.tools))
+	idx.score(qterms, scores)
+	best := 0.0
+	for _, s := range scores {
+		best = max(best, s)
+	}
+	if best == 0 {
+		best = 1
+	}
+	bonus := make(map[string]float64, len(p.named)+len(p.weak)+len(carried))
+	for _, id := range carried {
+		bonus[id] = boostCarried * best
+	}
+	for _, id := range p.weak {
+		bonus[id] = boostWeak * best
+	}
+	for _, id := range p.named {
+		bonus[id] = boostNamed * best
+	}
+	var hits []Hit
+	for doc, s := range scores {
+		t := c.tools[doc]
+		b := bonus[t.connector.ID]
+		if s == 0 && (b == 0 || !slices.Contains(p.named, t.connector.ID)) {
+			continue
+		}
+		if keep != nil && !keep(t) {
+			continue
+		}
+		hits = append(hits, Hit{Doc: doc, Score: (s + b) * c.intentFactor(p, doc)})
+	}
+	sortHits(hits)
+	out := make([]ToolHit, len(hits))
+	for i, h := range hits {
+		out[i] = ToolHit{Tool: c.tools[h.Doc], Score: h.Score, Relevance: c.relevance(p, h.Doc)}
+	}
+	return out
+}
+
+// relevance is the share of the request a tool covers, from 0 to 1: each
+// word counts by its rarity, fully when the tool holds it and in part for
+// a synonym; the application the request names counts as its rarest word.
+func (c *Catalog) relevance(p *queryPlan, doc int) float64 {
+	idx := c.toolIndex
+	total, got := 0.0, 0.0
+	for _, k := range p.concepts {
+		total += k.weight
+		if idx.has(doc, k.term) {
+			got += k.weight
+			continue
+		}
+		for _, syn := range k.synonym {
+			if idx.has(doc, syn.term) && syn.inScope(c.tools[doc].connector) {
+				got += k.weight * synonymCredit
+				break
+			}
+		}
+	}
+	if len(p.named) > 0 {
+		total += idx.maxIDF
+		if slices.Contains(p.named, c.tools[doc].connector.ID) {
+			got += idx.maxIDF
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	r := got / total
+	if p.foreign && len(p.named) == 0 {
+		r *= foreignPenalty
+	}
+	return r
+}
+
+// intentFactor scales a tool's score by how well its verb fits the
+// request's: a request to read favours list, get and search tools, one to
+// create favours create tools, and so on; a request without a verb ("slack
+// users") favours listing; the very verb of the request a little more.
+func (c *Catalog) intentFactor(p *queryPlan, doc int) float64 {
+	q, t, verb := p.intent, c.toolClass[doc], c.toolVerb[doc]
+	switch {
+	case q == intentNone:
+		switch verb {
+		case "list", "search", "query", "filter":
+			return factorNoVerbList
+		}
+		if t == intentRead {
+			return factorNoVerbRead
+		}
+		return 1
+	case q == t:
+		if p.verb != "" && p.verb == verb {
+			return factorSameClass * factorSameVerb
+		}
+		return factorSameClass
+	case q == intentRead || t == intentRead:
+		return 0.75
+	case q == intentCreate && t == intentRemove, q == intentRemove && t == intentCreate:
+		return 0.7
+	}
+	return 0.9
+}
+
+// toolClassOf is the verb class of a tool, from the first word of its id
+// after the connector's (returned too), or else from its effect.
+func toolClassOf(t *Tool) (int, string) {
+	rest := t.ID
+	if t.connector != nil {
+		rest = trimPrefix(rest, t.connector.ID+"_")
+	}
+	verb := rest
+	for i := range rest {
+		if rest[i] == '_' {
+			verb = rest[:i]
+			break
+		}
+	}
+	if v, ok := toolVerbs[verb]; ok {
+		return v, verb
+	}
+	switch t.Effect {
+	case EffectRead:
+		return intentRead, verb
+	case EffectDestructive:
+		return intentRemove, verb
+	}
+	return intentUpdate, verb
+}
+
+func trimPrefix(s, prefix string) string {
+	if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
+		return s[len(prefix):]
+	}
+	return s
+}
