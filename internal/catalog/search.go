@@ -261,7 +261,7 @@ var stopWords = setOf("a", "an", "the", "to", "for", "of", "in", "on", "my", "me
 
 // irregular maps words to the stem their regular form gets.
 var irregular = map[string]string{
-	"people": "person", "sent": "send", "made": "make", "wrote": "write", "written": "write",
+	"people": "person", "said": "say", "says": "say", "sent": "send", "made": "make", "wrote": "write", "written": "write",
 	"e-mail": "email", "emails": "email", "mails": "mail", "todos": "todo",
 }
 

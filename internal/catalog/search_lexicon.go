@@ -62,7 +62,7 @@ var connectorAliases = map[string][]string{
 // "teams", "box", "monday"): they name the application only when no other
 // application is named, and only weakly.
 var commonAliases = setOf("drive", "my drive", "teams", "box", "monday", "square", "actions",
-	"sheets", "zoom", "mc", "sg", "sf", "pd", "cf", "qb", "exchange online")
+	"sheets", "mc", "sg", "sf", "pd", "cf", "qb", "exchange online")
 
 // dayContext are words that make "monday" a day rather than the application.
 var dayContext = setOf("on", "next", "this", "last", "every", "until", "by", "since", "before", "after",
@@ -113,6 +113,30 @@ var connectorHints = map[string][]string{
 	"cloud files":        {"google_drive", "dropbox", "box"},
 	"issue tracker":      {"jira", "linear", "github"},
 	"project management": {"asana", "jira", "monday"},
+	"repo":               {"github", "gitlab"},
+	"repos":              {"github", "gitlab"},
+	"repository":         {"github", "gitlab"},
+	"repositories":       {"github", "gitlab"},
+	"pr":                 {"github"},
+	"prs":                {"github"},
+	"pull request":       {"github"},
+	"pull requests":      {"github"},
+	"mr":                 {"gitlab"},
+	"merge request":      {"gitlab"},
+	"recording":          {"zoom"},
+	"recordings":         {"zoom"},
+	"webinar":            {"zoom"},
+	"email":              {"gmail", "outlook"},
+	"emails":             {"gmail", "outlook"},
+	"inbox":              {"gmail", "outlook"},
+	"ticket":             {"zendesk", "jira"},
+	"tickets":            {"zendesk", "jira"},
+	"store":              {"shopify", "square"},
+	"shop":               {"shopify", "square"},
+	"cafe":               {"square"},
+	"restaurant":         {"square"},
+	"in store":           {"square"},
+	"pos":                {"square"},
 }
 
 // foreignApps are well-known applications and services the built-in
@@ -209,3 +233,57 @@ var toolVerbs = map[string]int{
 
 // stepWords separate the steps of a request written as one sentence.
 var stepSeparators = [][]string{{"and", "then"}, {"then"}, {"after", "that"}, {"afterwards"}, {"and", "also"}, {"and"}}
+
+// phrasalVerbs are the phrasal and slang verbs people use for plain ones,
+// longest first where they share a start.
+var phrasalVerbs = []struct {
+	words []string
+	verb  string
+}{
+	{[]string{"get", "rid", "of"}, "delete"},
+	{[]string{"throw", "away"}, "delete"},
+	{[]string{"clean", "up"}, "delete"},
+	{[]string{"set", "up"}, "create"},
+	{[]string{"spin", "up"}, "create"},
+	{[]string{"pull", "up"}, "get"},
+	{[]string{"look", "up"}, "find"},
+	{[]string{"find", "out"}, "find"},
+	{[]string{"dig", "up"}, "find"},
+	{[]string{"catch", "up", "on"}, "read"},
+	{[]string{"take", "a", "look", "at"}, "get"},
+	{[]string{"leave", "a", "note"}, "comment"},
+	{[]string{"leave", "a", "comment"}, "comment"},
+	{[]string{"drop", "a", "note"}, "comment"},
+	{[]string{"drop", "a", "comment"}, "comment"},
+	{[]string{"write", "back"}, "reply"},
+	{[]string{"back", "up"}, "copy"},
+	{[]string{"turn", "off"}, "disable"},
+	{[]string{"switch", "off"}, "disable"},
+	{[]string{"turn", "on"}, "enable"},
+	{[]string{"switch", "on"}, "enable"},
+	{[]string{"roll", "out"}, "update"},
+	{[]string{"kick", "off"}, "start"},
+	{[]string{"hand", "over"}, "assign"},
+	{[]string{"sign", "up"}, "register"},
+	{[]string{"nuke"}, "delete"},
+	{[]string{"ditch"}, "delete"},
+	{[]string{"scrap"}, "delete"},
+	{[]string{"shut"}, "close"},
+	{[]string{"bump"}, "update"},
+	{[]string{"tweak"}, "update"},
+}
+
+// queryLanguages are aliases that are a connector's query language: a
+// request that uses one asks to search.
+var queryLanguages = setOf("jql", "soql", "sosl")
+
+// notPlural are words ending in s that are not plurals.
+var notPlural = setOf("status", "access", "address", "analytics", "news", "series", "always", "plus",
+	"campus", "bonus", "canvas", "alias", "atlas", "thanks", "its", "this", "has", "was", "does", "is",
+	"us", "yes", "his", "hers", "ours", "yours", "theirs", "whats", "lets", "progress", "business", "sales")
+
+// argumentMarkers start the part of a request that gives the tool its
+// input ("... that the deploy is done", "... called Q3", "... for acme")
+// rather than saying what to do.
+var argumentMarkers = setOf("that", "saying", "says", "called", "named", "titled", "about", "for", "with",
+	"from", "because", "so", "since", "regarding", "re", "containing", "like", "whose", "where", "telling")

@@ -15,10 +15,12 @@ type queryPlan struct {
 	typo     []bool   // words[i] was corrected
 	alias    []bool   // words[i] is part of a connector's name
 	named    []string // connectors named outright, in order of appearance
-	weak     []string // connectors named by an everyday word, or hinted at
+	common   []string // connectors named by an everyday word ("drive"), when none is named outright
+	weak     []string // common, and the connectors the request hints at
 	foreign  bool     // names an application the catalog lacks
 	intent   int
 	verb     string // the verb intent was read from
+	plural   bool   // asks about things in the plural, or about nothing named
 	concepts []concept
 	// extra are terms scored without counting towards relevance: the
 	// people a "who" question asks about.
@@ -32,6 +34,7 @@ type concept struct {
 	term    string
 	weight  float64
 	typo    bool
+	arg     bool // comes after an argument marker ("that", "called", "for")
 	synonym []synonym
 }
 
@@ -89,7 +92,7 @@ var nounLikeVerbs = setOf("issue", "file", "message", "text", "email", "page", "
 // plan analyses one request or step of one.
 func (c *Catalog) plan(text string) *queryPlan {
 	p := &queryPlan{text: text}
-	raw := words(text)
+	raw := words(identifierPattern.ReplaceAllString(text, " "))
 	p.words = make([]string, len(raw))
 	p.typo = make([]bool, len(raw))
 	p.alias = make([]bool, len(raw))
@@ -100,10 +103,19 @@ func (c *Catalog) plan(text string) *queryPlan {
 			p.typo[i] = true
 		}
 	}
+	p.words, p.typo = rewriteVerbs(p.words, p.typo)
+	p.alias = make([]bool, len(p.words))
 	c.detectConnectors(p)
 	c.detectPatterns(p, text)
 	p.intent, p.verb = intentOf(p.words, p.alias)
+	p.plural = asksForMany(p)
 	p.concepts = c.conceptsOf(p)
+	for i, w := range p.words {
+		if queryLanguages[w] && p.alias[i] {
+			p.intent, p.verb = intentRead, "query"
+			p.extra = append(p.extra, qterm{term: "queri", w: 1}, qterm{term: "search", w: 1})
+		}
+	}
 	if len(p.words) > 0 && (p.words[0] == "who" || p.words[0] == "whos") {
 		for _, t := range []string{"member", "user", "owner", "assigne", "person"} {
 			p.extra = append(p.extra, qterm{term: t, w: weightWho})
@@ -112,15 +124,49 @@ func (c *Catalog) plan(text string) *queryPlan {
 	return p
 }
 
+// rewriteVerbs replaces the phrasal and slang verbs of phrasalVerbs with
+// the plain verb they stand for ("get rid of" -> delete).
+func rewriteVerbs(ws []string, typo []bool) ([]string, []bool) {
+	var out []string
+	var outTypo []bool
+	for i := 0; i < len(ws); {
+		matched := false
+		for _, pv := range phrasalVerbs {
+			n := len(pv.words)
+			if i+n <= len(ws) && slices.Equal(ws[i:i+n], pv.words) {
+				out = append(out, pv.verb)
+				outTypo = append(outTypo, false)
+				i += n
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			out = append(out, ws[i])
+			outTypo = append(outTypo, typo[i])
+			i++
+		}
+	}
+	return out, outTypo
+}
+
 // Patterns that hint at an application: an issue key (PROJ-123) at Jira
 // and Linear, a clock time (3pm) at the calendars.
 var (
 	issueKeyPattern  = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9]{1,9}-[0-9]+\b`)
 	clockTimePattern = regexp.MustCompile(`(?i)\b[0-9]{1,2}(:[0-5][0-9])? ?(am|pm)\b`)
+	channelPattern   = regexp.MustCompile(`(^|\s)#[A-Za-z][\w-]*`)
+	// identifierPattern matches what a request hands the tool rather than
+	// what it asks for: links, e-mail addresses, #channels, @mentions,
+	// issue keys and quoted text. They are left out of its words.
+	identifierPattern = regexp.MustCompile(`(?i)\bhttps?://\S+|\S+@\S+\.\w+|(^|\s)[#@][\w.-]+|\b[A-Za-z][A-Za-z0-9]{1,9}-[0-9]+\b|"[^"]*"|(^|\s)'[^']*'`)
 )
 
 func (c *Catalog) detectPatterns(p *queryPlan, text string) {
 	hint := func(ids ...string) {
+		if len(p.named) > 0 {
+			return
+		}
 		for _, id := range ids {
 			if _, ok := c.byID[id]; ok && !slices.Contains(p.named, id) {
 				p.weak = appendNew(p.weak, id)
@@ -130,6 +176,9 @@ func (c *Catalog) detectPatterns(p *queryPlan, text string) {
 	if issueKeyPattern.MatchString(text) {
 		hint("jira", "linear")
 	}
+	if channelPattern.MatchString(text) {
+		hint("slack", "microsoft_teams", "discord")
+	}
 	if clockTimePattern.MatchString(text) {
 		hint("google_calendar", "outlook")
 	}
@@ -137,9 +186,9 @@ func (c *Catalog) detectPatterns(p *queryPlan, text string) {
 		if leadWords[w] || p.alias[i] {
 			continue
 		}
-		if w == "page" {
+		if _, ok := c.byID["pagerduty"]; ok && w == "page" && len(p.named) == 0 {
 			// "page the on-call team": paging is PagerDuty's verb.
-			hint("pagerduty")
+			p.named = append(p.named, "pagerduty")
 		}
 		break
 	}
@@ -248,7 +297,10 @@ func (c *Catalog) correct(w string) (string, bool) {
 			seen[id] = true
 			cand := sp.words[id]
 			dist := editDistance(w, cand, maxD)
-			if dist > maxD {
+			if dist > maxD || (len(w) <= 4 && sp.rank[id] != 1<<30 && !isSwap(w, cand)) {
+				// A word of four letters is corrected to another word
+				// only for swapped letters ("lsit"): one other edit
+				// makes too many real words ("main", "mail").
 				continue
 			}
 			better := dist < bestD
@@ -272,6 +324,19 @@ func (c *Catalog) correct(w string) (string, bool) {
 		return "", false
 	}
 	return sp.words[best], true
+}
+
+// isSwap reports whether b is a with two neighbouring letters swapped.
+func isSwap(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i+1 < len(a); i++ {
+		if a[i] != b[i] {
+			return a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+		}
+	}
+	return false
 }
 
 func abs(n int) int {
@@ -319,7 +384,6 @@ func editDistance(a, b string, max int) int {
 // detectConnectors finds the connectors a request names (longest alias
 // first) or hints at, and the applications outside the catalog it names.
 func (c *Catalog) detectConnectors(p *queryPlan) {
-	var common []string
 	for i := 0; i < len(p.words); {
 		matched := false
 		for n := min(c.aliases.maxLen, len(p.words)-i); n >= 1 && !matched; n-- {
@@ -334,11 +398,11 @@ func (c *Catalog) detectConnectors(p *queryPlan) {
 			matched = true
 			for k := i; k < i+n; k++ {
 				// An everyday word stays a word of the request too.
-				p.alias[k] = !commonAliases[key]
+				p.alias[k] = !commonAliases[key] || len(key) <= 2
 			}
 			for _, id := range ids {
 				if commonAliases[key] {
-					common = appendNew(common, id)
+					p.common = appendNew(p.common, id)
 				} else {
 					p.named = appendNew(p.named, id)
 				}
@@ -352,11 +416,12 @@ func (c *Catalog) detectConnectors(p *queryPlan) {
 			i++
 		}
 	}
-	if len(p.named) == 0 {
-		p.weak = append(p.weak, common...)
+	if len(p.named) > 0 {
+		p.common = nil
 	}
+	p.weak = append(p.weak, p.common...)
 	for i := range p.words {
-		for n := 3; n >= 1; n-- {
+		for n := 3; n >= 1 && len(p.named) == 0; n-- {
 			if i+n > len(p.words) {
 				continue
 			}
@@ -414,23 +479,50 @@ func intentOf(ws []string, alias []bool) (int, string) {
 	return intentNone, ""
 }
 
+// asksForMany reports whether a request to read names its object in the
+// plural ("open tickets", "slack users") or names none ("what's in my
+// dropbox"): it then wants a list rather than one item.
+func asksForMany(p *queryPlan) bool {
+	if p.intent != intentRead && p.intent != intentNone {
+		return false
+	}
+	objects := 0
+	for i, w := range p.words {
+		if p.alias[i] || stopWords[w] || questionWords[w] || leadWords[w] || hasDigit(w) {
+			continue
+		}
+		if _, verb := queryVerbs[w]; verb {
+			continue
+		}
+		objects++
+		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !notPlural[w] {
+			return true
+		}
+	}
+	return objects == 0
+}
+
 // conceptsOf lists the words of a request a tool should cover: its terms
 // other than connector names and numbers, each weighted by how rare it is
 // in the catalog (a word the catalog does not know weighs half the rarest).
 func (c *Catalog) conceptsOf(p *queryPlan) []concept {
 	var ws []string
-	var typo []bool
+	var typo, arg []bool
+	inArg := false
 	for i, w := range p.words {
+		if i > 0 && argumentMarkers[w] {
+			inArg = true
+		}
 		if p.alias[i] {
 			continue
 		}
 		ws = append(ws, w)
 		typo = append(typo, p.typo[i])
+		arg = append(arg, inArg)
 	}
 	var out []concept
 	seen := map[string]bool{}
-	ts := termsOfTracked(ws, typo)
-	for _, t := range ts {
+	for _, t := range termsOfTracked(ws, typo, arg) {
 		if seen[t.term] || hasDigit(t.term) {
 			continue
 		}
@@ -439,25 +531,28 @@ func (c *Catalog) conceptsOf(p *queryPlan) []concept {
 		if w == 0 {
 			w = c.toolIndex.maxIDF * unknownWordWeight
 		}
-		out = append(out, concept{term: t.term, weight: w, typo: t.typo, synonym: synonymsOf(t.term)})
+		if t.arg {
+			w *= argumentWeight
+		}
+		out = append(out, concept{term: t.term, weight: w, typo: t.typo, arg: t.arg, synonym: synonymsOf(t.term)})
 	}
 	return out
 }
 
 type trackedTerm struct {
-	term string
-	typo bool
+	term      string
+	typo, arg bool
 }
 
 // termsOfTracked is termsOf keeping whether each term came from a
-// corrected word.
-func termsOfTracked(ws []string, typo []bool) []trackedTerm {
+// corrected word or from the request's arguments.
+func termsOfTracked(ws []string, typo, arg []bool) []trackedTerm {
 	var out []trackedTerm
 	for i := 0; i < len(ws); i++ {
 		w := ws[i]
 		if i+1 < len(ws) {
 			if folded, ok := phrases[w+" "+ws[i+1]]; ok {
-				out = append(out, trackedTerm{folded, typo[i] || typo[i+1]})
+				out = append(out, trackedTerm{folded, typo[i] || typo[i+1], arg[i]})
 				i++
 				continue
 			}
@@ -465,7 +560,7 @@ func termsOfTracked(ws []string, typo []bool) []trackedTerm {
 		if stopWords[w] {
 			continue
 		}
-		out = append(out, trackedTerm{stem(w), typo[i]})
+		out = append(out, trackedTerm{stem(w), typo[i], arg[i]})
 	}
 	return out
 }

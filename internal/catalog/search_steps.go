@@ -7,7 +7,7 @@ import "slices"
 // of the application it names that the tool's id, name, keywords and
 // description cover. Callers answer "no good match" when the best tool
 // falls under it.
-const MatchThreshold = 0.5
+const MatchThreshold = 0.33
 
 // Ranking weights, tuned on the tuning half of the evaluation.
 const (
@@ -18,23 +18,33 @@ const (
 	// with an everyday word or hints at, or that an earlier step named.
 	boostNamed   = 1.0
 	boostWeak    = 0.35
-	boostCarried = 0.5
+	boostCarried = 0.8
 	// synonymCredit is what a synonym counts for in the relevance score.
 	synonymCredit = 0.6
 	// unknownWordWeight is the weight, against the rarest word of the
 	// catalog, of a word the catalog does not hold (a name, a thing no
 	// tool deals with).
 	unknownWordWeight = 0.5
+	// weightArgument scales, in the text score, a word that comes after an
+	// argument marker ("post that the deploy is done"): it is what the
+	// tool is given, not what it does. argumentWeight does the same in the
+	// relevance score.
+	weightArgument = 0.5
+	argumentWeight = 0.3
 	// weightWho is the weight of the people terms a "who" question adds.
-	weightWho = 0.4
+	weightWho = 0.5
 	// foreignPenalty scales the relevance of every tool for a request that
 	// names an application the catalog has no connector for.
 	foreignPenalty = 0.5
+	// otherAppPenalty scales the relevance of a tool of another
+	// application than the one the request (or an earlier step) names.
+	otherAppPenalty = 0.5
 	// Verb factors: see intentFactor.
 	factorNoVerbList = 1.3
 	factorNoVerbRead = 1.1
 	factorSameClass  = 1.3
-	factorSameVerb   = 1.15
+	factorSameVerb   = 1.3
+	factorOtherClass = 0.75
 )
 
 // StepAnswer is the ranked answer to a request: every tool, best first,
@@ -67,6 +77,8 @@ func (c *Catalog) SearchSteps(query string, keep func(*Tool) bool) StepAnswer {
 		steps = append(steps, Step{Query: part, Hits: c.rank(p, carried, keep)})
 		if len(p.named) > 0 {
 			carried = p.named
+		} else if len(p.common) > 0 {
+			carried = p.common
 		}
 	}
 	return StepAnswer{Hits: interleave(steps), Steps: steps}
@@ -106,6 +118,9 @@ func (c *Catalog) rank(p *queryPlan, carried []string, keep func(*Tool) bool) []
 			w := 1.0
 			if k.typo {
 				w = weightTypo
+			}
+			if k.arg {
+				w *= weightArgument
 			}
 			qterms = append(qterms, qterm{term: k.term, w: w})
 		}
@@ -158,7 +173,7 @@ func (c *Catalog) rank(p *queryPlan, carried []string, keep func(*Tool) bool) []
 	sortHits(hits)
 	out := make([]ToolHit, len(hits))
 	for i, h := range hits {
-		out[i] = ToolHit{Tool: c.tools[h.Doc], Score: h.Score, Relevance: c.relevance(p, h.Doc)}
+		out[i] = ToolHit{Tool: c.tools[h.Doc], Score: h.Score, Relevance: c.relevance(p, carried, h.Doc)}
 	}
 	return out
 }
@@ -166,7 +181,7 @@ func (c *Catalog) rank(p *queryPlan, carried []string, keep func(*Tool) bool) []
 // relevance is the share of the request a tool covers, from 0 to 1: each
 // word counts by its rarity, fully when the tool holds it and in part for
 // a synonym; the application the request names counts as its rarest word.
-func (c *Catalog) relevance(p *queryPlan, doc int) float64 {
+func (c *Catalog) relevance(p *queryPlan, carried []string, doc int) float64 {
 	idx := c.toolIndex
 	total, got := 0.0, 0.0
 	for _, k := range p.concepts {
@@ -182,9 +197,14 @@ func (c *Catalog) relevance(p *queryPlan, doc int) float64 {
 			}
 		}
 	}
-	if len(p.named) > 0 {
+	con := c.tools[doc].connector.ID
+	named := p.named
+	if len(named) == 0 {
+		named = p.common
+	}
+	if len(named) > 0 {
 		total += idx.maxIDF
-		if slices.Contains(p.named, c.tools[doc].connector.ID) {
+		if slices.Contains(named, con) {
 			got += idx.maxIDF
 		}
 	}
@@ -192,6 +212,13 @@ func (c *Catalog) relevance(p *queryPlan, doc int) float64 {
 		return 0
 	}
 	r := got / total
+	switch {
+	case len(named) > 0 && !slices.Contains(named, con):
+		// The request names another application.
+		r *= otherAppPenalty
+	case len(named) == 0 && len(carried) > 0 && !slices.Contains(carried, con):
+		r *= otherAppPenalty
+	}
 	if p.foreign && len(p.named) == 0 {
 		r *= foreignPenalty
 	}
@@ -205,13 +232,16 @@ func (c *Catalog) relevance(p *queryPlan, doc int) float64 {
 func (c *Catalog) intentFactor(p *queryPlan, doc int) float64 {
 	q, t, verb := p.intent, c.toolClass[doc], c.toolVerb[doc]
 	switch {
-	case q == intentNone:
+	case q == intentNone || (q == intentRead && p.plural):
 		switch verb {
 		case "list", "search", "query", "filter":
 			return factorNoVerbList
 		}
 		if t == intentRead {
 			return factorNoVerbRead
+		}
+		if q == intentRead {
+			return factorOtherClass
 		}
 		return 1
 	case q == t:
@@ -220,7 +250,7 @@ func (c *Catalog) intentFactor(p *queryPlan, doc int) float64 {
 		}
 		return factorSameClass
 	case q == intentRead || t == intentRead:
-		return 0.75
+		return factorOtherClass
 	case q == intentCreate && t == intentRemove, q == intentRemove && t == intentCreate:
 		return 0.7
 	}
