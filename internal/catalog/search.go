@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -31,9 +32,6 @@ type Index struct {
 	postings map[string][]posting
 	docLen   []float64
 	avgLen   float64
-	// docTerms holds each document's terms, sorted, to tell which query
-	// words a ranked document covers.
-	docTerms [][]string
 	// vocab maps every word of the documents to its term; typo correction
 	// searches it by length.
 	vocab   map[string]string
@@ -68,7 +66,7 @@ type qterm struct {
 
 func newIndex(docs [][]field) *Index {
 	idx := &Index{postings: map[string][]posting{}, docLen: make([]float64, len(docs)),
-		docTerms: make([][]string, len(docs)), vocab: map[string]string{}, byLen: map[int][]string{}}
+		vocab: map[string]string{}, byLen: map[int][]string{}}
 	total := 0.0
 	for d, fields := range docs {
 		tf := map[string]float64{}
@@ -88,9 +86,7 @@ func newIndex(docs [][]field) *Index {
 		total += idx.docLen[d]
 		for term, w := range tf {
 			idx.postings[term] = append(idx.postings[term], posting{doc: d, tf: w})
-			idx.docTerms[d] = append(idx.docTerms[d], term)
 		}
-		sort.Strings(idx.docTerms[d])
 	}
 	for term := range idx.postings {
 		sort.Slice(idx.postings[term], func(i, j int) bool { return idx.postings[term][i].doc < idx.postings[term][j].doc })
@@ -121,13 +117,6 @@ func (idx *Index) idf(term string) float64 {
 		return 0
 	}
 	return idx.idfOf(len(ps))
-}
-
-// has reports whether document doc holds term.
-func (idx *Index) has(doc int, term string) bool {
-	ts := idx.docTerms[doc]
-	i := sort.SearchStrings(ts, term)
-	return i < len(ts) && ts[i] == term
 }
 
 // Search returns the documents that match query, best first, keeping only
@@ -194,11 +183,14 @@ func rankScores(scores []float64, keep func(doc int) bool) []Hit {
 }
 
 func sortHits(hits []Hit) {
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
+	slices.SortFunc(hits, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
 		}
-		return hits[i].Doc < hits[j].Doc
+		return a.Doc - b.Doc
 	})
 }
 

@@ -171,32 +171,46 @@ func (c *Catalog) rank(p *queryPlan, carried []string, keep func(*Tool) bool) []
 		hits = append(hits, Hit{Doc: doc, Score: (s + b) * c.intentFactor(p, doc)})
 	}
 	sortHits(hits)
+	cov, total := c.coverage(p)
 	out := make([]ToolHit, len(hits))
 	for i, h := range hits {
-		out[i] = ToolHit{Tool: c.tools[h.Doc], Score: h.Score, Relevance: c.relevance(p, carried, h.Doc)}
+		out[i] = ToolHit{Tool: c.tools[h.Doc], Score: h.Score, Relevance: c.relevance(p, carried, h.Doc, cov[h.Doc], total)}
 	}
 	return out
 }
 
-// relevance is the share of the request a tool covers, from 0 to 1: each
-// word counts by its rarity, fully when the tool holds it and in part for
-// a synonym; the application the request names counts as its rarest word.
-func (c *Catalog) relevance(p *queryPlan, carried []string, doc int) float64 {
+// coverage sums, for every tool, the weights of the request's words it
+// covers: fully when it holds the word, in part when it holds a synonym
+// in scope. It walks the same postings as the text score.
+func (c *Catalog) coverage(p *queryPlan) (cov []float64, total float64) {
 	idx := c.toolIndex
-	total, got := 0.0, 0.0
-	for _, k := range p.concepts {
+	cov = make([]float64, len(c.tools))
+	mark := make([]int32, len(c.tools))
+	for ki, k := range p.concepts {
 		total += k.weight
-		if idx.has(doc, k.term) {
-			got += k.weight
-			continue
+		stamp := int32(ki + 1)
+		for _, ps := range idx.postings[k.term] {
+			cov[ps.doc] += k.weight
+			mark[ps.doc] = stamp
 		}
 		for _, syn := range k.synonym {
-			if idx.has(doc, syn.term) && syn.inScope(c.tools[doc].connector) {
-				got += k.weight * synonymCredit
-				break
+			for _, ps := range idx.postings[syn.term] {
+				if mark[ps.doc] != stamp && syn.inScope(c.tools[ps.doc].connector) {
+					cov[ps.doc] += k.weight * synonymCredit
+					mark[ps.doc] = stamp
+				}
 			}
 		}
 	}
+	return cov, total
+}
+
+// relevance is the share of the request a tool covers, from 0 to 1: each
+// word counts by its rarity, fully when the tool holds it and in part for
+// a synonym (got of total, from coverage); the application the request
+// names counts as its rarest word.
+func (c *Catalog) relevance(p *queryPlan, carried []string, doc int, got, total float64) float64 {
+	idx := c.toolIndex
 	con := c.tools[doc].connector.ID
 	named := p.named
 	if len(named) == 0 {
