@@ -249,7 +249,8 @@ var stopWords = setOf("a", "an", "the", "to", "for", "of", "in", "on", "my", "me
 	"want", "need", "let", "us", "your", "there", "them", "they", "so", "just", "any", "up", "out", "hey",
 	"should", "will", "was", "were", "has", "have", "had", "been", "as", "if", "than", "then", "also", "too",
 	"one", "s", "t", "via", "using", "use", "within", "someone", "something", "thing", "things", "whether",
-	"an", "am", "im", "ive", "id", "he", "she", "his", "her", "their", "these", "those", "here", "now")
+	"an", "am", "im", "ive", "id", "he", "she", "his", "her", "their", "these", "those", "here", "now",
+	placeholder)
 
 // irregular maps words to the stem their regular form gets.
 var irregular = map[string]string{

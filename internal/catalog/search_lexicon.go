@@ -134,6 +134,7 @@ var connectorHints = map[string][]string{
 	"store":              {"shopify", "square"},
 	"shop":               {"shopify", "square"},
 	"cafe":               {"square"},
+	"coffee shop":        {"square"},
 	"restaurant":         {"square"},
 	"in store":           {"square"},
 	"pos":                {"square"},
@@ -193,7 +194,7 @@ var queryVerbs = map[string]int{
 	"resolve": intentUpdate, "acknowledge": intentUpdate, "ack": intentUpdate, "approve": intentUpdate,
 	"merge": intentUpdate, "reschedule": intentUpdate, "tag": intentUpdate, "label": intentUpdate,
 	"star": intentUpdate, "accept": intentUpdate, "decline": intentUpdate, "complete": intentUpdate,
-	"reopen": intentUpdate, "pin": intentUpdate, "react": intentUpdate, "link": intentUpdate,
+	"reopen": intentUpdate, "pin": intentUpdate, "react": intentCreate, "link": intentUpdate,
 	"associate": intentUpdate, "reconcile": intentUpdate, "fulfill": intentUpdate, "turn": intentUpdate,
 	"disable": intentUpdate, "enable": intentUpdate, "activate": intentUpdate, "reset": intentUpdate,
 	"unlock": intentUpdate, "adjust": intentUpdate, "finish": intentUpdate, "ship": intentUpdate,
@@ -265,6 +266,11 @@ var phrasalVerbs = []struct {
 	{[]string{"kick", "off"}, "start"},
 	{[]string{"hand", "over"}, "assign"},
 	{[]string{"sign", "up"}, "register"},
+	{[]string{"tick", "off"}, "complete"},
+	{[]string{"check", "off"}, "complete"},
+	{[]string{"call", "off"}, "cancel"},
+	{[]string{"remind", "me"}, "create reminder"},
+	{[]string{"thumbs", "up"}, "react"},
 	{[]string{"nuke"}, "delete"},
 	{[]string{"ditch"}, "delete"},
 	{[]string{"scrap"}, "delete"},
@@ -280,7 +286,8 @@ var queryLanguages = setOf("jql", "soql", "sosl")
 // notPlural are words ending in s that are not plurals.
 var notPlural = setOf("status", "access", "address", "analytics", "news", "series", "always", "plus",
 	"campus", "bonus", "canvas", "alias", "atlas", "thanks", "its", "this", "has", "was", "does", "is",
-	"us", "yes", "his", "hers", "ours", "yours", "theirs", "whats", "lets", "progress", "business", "sales")
+	"us", "yes", "his", "hers", "ours", "yours", "theirs", "whats", "lets", "progress", "business", "sales",
+	"contents", "details", "settings")
 
 // argumentMarkers start the part of a request that gives the tool its
 // input ("... that the deploy is done", "... called Q3", "... for acme")

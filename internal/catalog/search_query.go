@@ -92,7 +92,9 @@ var nounLikeVerbs = setOf("issue", "file", "message", "text", "email", "page", "
 // plan analyses one request or step of one.
 func (c *Catalog) plan(text string) *queryPlan {
 	p := &queryPlan{text: text}
-	raw := words(identifierPattern.ReplaceAllString(text, " "))
+	// An identifier leaves a placeholder, so that "issue PROJ-4" still
+	// reads as a noun followed by its key.
+	raw := words(identifierPattern.ReplaceAllString(text, " "+placeholder+" "))
 	p.words = make([]string, len(raw))
 	p.typo = make([]bool, len(raw))
 	p.alias = make([]bool, len(raw))
@@ -134,8 +136,10 @@ func rewriteVerbs(ws []string, typo []bool) ([]string, []bool) {
 		for _, pv := range phrasalVerbs {
 			n := len(pv.words)
 			if i+n <= len(ws) && slices.Equal(ws[i:i+n], pv.words) {
-				out = append(out, pv.verb)
-				outTypo = append(outTypo, false)
+				for _, v := range strings.Fields(pv.verb) {
+					out = append(out, v)
+					outTypo = append(outTypo, false)
+				}
 				i += n
 				matched = true
 				break
@@ -462,11 +466,24 @@ func intentOf(ws []string, alias []bool) (int, string) {
 			continue
 		}
 		if v, ok := queryVerbs[w]; ok {
+			next := ""
+			if i+1 < len(ws) {
+				next = ws[i+1]
+			}
 			if w == "open" || w == "new" {
-				// "open a pull request" creates; "open pull requests" reads.
-				if w == "new" || (i+1 < len(ws) && (ws[i+1] == "a" || ws[i+1] == "an" || ws[i+1] == "new")) {
+				// "open a pull request" creates, "open that message"
+				// reads, "open pull requests" are pull requests.
+				switch {
+				case w == "new" || next == "a" || next == "an" || next == "new":
 					return intentCreate, "create"
+				case next == "the" || next == "that" || next == "this" || next == "my" || next == "it":
+					return intentRead, "get"
 				}
+				first = false
+				continue
+			}
+			if nounLikeVerbs[w] && (next == placeholder || hasDigit(next)) {
+				// "issue 77", "ticket PROJ-4": a noun and its key.
 				first = false
 				continue
 			}
@@ -488,7 +505,7 @@ func asksForMany(p *queryPlan) bool {
 	}
 	objects := 0
 	for i, w := range p.words {
-		if p.alias[i] || stopWords[w] || questionWords[w] || leadWords[w] || hasDigit(w) {
+		if p.alias[i] || stopWords[w] || questionWords[w] || leadWords[w] || hasDigit(w) || w == placeholder {
 			continue
 		}
 		if _, verb := queryVerbs[w]; verb {
@@ -523,7 +540,7 @@ func (c *Catalog) conceptsOf(p *queryPlan) []concept {
 	var out []concept
 	seen := map[string]bool{}
 	for _, t := range termsOfTracked(ws, typo, arg) {
-		if seen[t.term] || hasDigit(t.term) {
+		if seen[t.term] || hasDigit(t.term) || t.term == placeholder {
 			continue
 		}
 		seen[t.term] = true
@@ -564,6 +581,9 @@ func termsOfTracked(ws []string, typo, arg []bool) []trackedTerm {
 	}
 	return out
 }
+
+// placeholder stands for an identifier taken out of a request.
+const placeholder = "zzidentifier"
 
 func hasDigit(s string) bool {
 	return strings.ContainsAny(s, "0123456789")

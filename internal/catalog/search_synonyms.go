@@ -59,7 +59,7 @@ var synonymGroups = []synonymGroup{
 	{words: []string{"label", "tag"}},
 	{words: []string{"subscription", "plan", "recurring", "membership"}, scope: []string{"stripe"}},
 	{words: []string{"product", "item", "sku", "merchandise"}, scope: []string{"commerce"}},
-	{words: []string{"order", "purchase", "sale"}, scope: []string{"commerce"}},
+	{words: []string{"order", "purchase", "sale", "sell", "sold"}, scope: []string{"commerce"}},
 	{words: []string{"incident", "outage", "alert"}},
 	{words: []string{"workflow", "pipeline", "build", "ci", "action", "job"}, scope: []string{"github", "gitlab"}},
 	{words: []string{"merge", "land"}},
