@@ -324,7 +324,7 @@ func (c *Catalog) correct(w string) (string, bool) {
 			}
 		}
 	}
-	if best < 0 || (known > 0 && (bestD > 1 || bestRank < 2*known || sp.rank[best] == 1<<30)) {
+	if best < 0 || (known > 0 && (bestD > 1 || bestRank <= known || sp.rank[best] == 1<<30)) {
 		return "", false
 	}
 	return sp.words[best], true
@@ -465,7 +465,7 @@ func intentOf(ws []string, alias []bool) (int, string) {
 		if leadWords[w] {
 			continue
 		}
-		if v, ok := queryVerbs[w]; ok {
+		if v, canonical, ok := verbOf(w); ok {
 			next := ""
 			if i+1 < len(ws) {
 				next = ws[i+1]
@@ -482,13 +482,13 @@ func intentOf(ws []string, alias []bool) (int, string) {
 				first = false
 				continue
 			}
-			if nounLikeVerbs[w] && (next == placeholder || hasDigit(next)) {
+			if nounLikeVerbs[canonical] && (next == placeholder || hasDigit(next)) {
 				// "issue 77", "ticket PROJ-4": a noun and its key.
 				first = false
 				continue
 			}
-			if first || !nounLikeVerbs[w] {
-				return v, w
+			if first || !nounLikeVerbs[canonical] {
+				return v, canonical
 			}
 		}
 		first = false
@@ -581,6 +581,44 @@ func termsOfTracked(ws []string, typo, arg []bool) []trackedTerm {
 	}
 	return out
 }
+
+// verbOf returns the class of a request's word, by the word or by its
+// stem ("creat" for a misspelt "create", "deleting").
+func verbOf(w string) (int, string, bool) {
+	if v, ok := queryVerbs[w]; ok {
+		return v, w, true
+	}
+	if strings.HasSuffix(w, "s") {
+		// "labels", "messages": nouns far more often than verbs.
+		return 0, "", false
+	}
+	sv, ok := stemmedVerbs[stem(w)]
+	return sv.class, sv.verb, ok
+}
+
+type stemmedVerb struct {
+	class int
+	verb  string
+}
+
+// stemmedVerbs maps the stem of each verb of queryVerbs to it; of two
+// verbs with one stem, the one that is its own stem, then the first in
+// alphabetical order.
+var stemmedVerbs = func() map[string]stemmedVerb {
+	ws := make([]string, 0, len(queryVerbs))
+	for w := range queryVerbs {
+		ws = append(ws, w)
+	}
+	slices.Sort(ws)
+	out := map[string]stemmedVerb{}
+	for _, w := range ws {
+		st := stem(w)
+		if prev, taken := out[st]; !taken || (w == st && prev.verb != st) {
+			out[st] = stemmedVerb{queryVerbs[w], w}
+		}
+	}
+	return out
+}()
 
 // placeholder stands for an identifier taken out of a request.
 const placeholder = "zzidentifier"

@@ -7,7 +7,7 @@ import "slices"
 // of the application it names that the tool's id, name, keywords and
 // description cover. Callers answer "no good match" when the best tool
 // falls under it.
-const MatchThreshold = 0.33
+const MatchThreshold = 0.4
 
 // Ranking weights, tuned on the tuning half of the evaluation.
 const (
@@ -39,6 +39,9 @@ const (
 	// otherAppPenalty scales the relevance of a tool of another
 	// application than the one the request (or an earlier step) names.
 	otherAppPenalty = 0.5
+	// relevanceMix weighs the text score against the relevance in the
+	// order of the tools: score × (relevanceMix + relevance).
+	relevanceMix = 0.5
 	// Verb factors: see intentFactor.
 	factorNoVerbList = 1.3
 	factorNoVerbRead = 1.1
@@ -158,6 +161,8 @@ func (c *Catalog) rank(p *queryPlan, carried []string, keep func(*Tool) bool) []
 	for _, id := range p.named {
 		bonus[id] = boostNamed * best
 	}
+	cov, total := c.coverage(p)
+	rel := make([]float64, len(c.tools))
 	var hits []Hit
 	for doc, s := range scores {
 		t := c.tools[doc]
@@ -168,13 +173,16 @@ func (c *Catalog) rank(p *queryPlan, carried []string, keep func(*Tool) bool) []
 		if keep != nil && !keep(t) {
 			continue
 		}
-		hits = append(hits, Hit{Doc: doc, Score: (s + b) * c.intentFactor(p, doc)})
+		rel[doc] = c.relevance(p, carried, doc, cov[doc], total)
+		// The share of the request a tool covers also orders the tools:
+		// a tool that matches every word beats one that matches a rare
+		// word many times.
+		hits = append(hits, Hit{Doc: doc, Score: (s + b) * c.intentFactor(p, doc) * (relevanceMix + rel[doc])})
 	}
 	sortHits(hits)
-	cov, total := c.coverage(p)
 	out := make([]ToolHit, len(hits))
 	for i, h := range hits {
-		out[i] = ToolHit{Tool: c.tools[h.Doc], Score: h.Score, Relevance: c.relevance(p, carried, h.Doc, cov[h.Doc], total)}
+		out[i] = ToolHit{Tool: c.tools[h.Doc], Score: h.Score, Relevance: rel[h.Doc]}
 	}
 	return out
 }

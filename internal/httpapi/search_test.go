@@ -3,6 +3,8 @@ package httpapi
 import (
 	"strings"
 	"testing"
+
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 )
 
 // search_actions gives every action a score, says when nothing matches
@@ -52,7 +54,7 @@ func TestSession_SearchActions_ScoresStepsAndWeakMatches(t *testing.T) {
 			t.Fatalf("score: %v", a)
 		}
 	}
-	if merged[0].(map[string]any)["score"].(float64) < 0.33 {
+	if merged[0].(map[string]any)["score"].(float64) < catalog.MatchThreshold {
 		t.Fatalf("a good match scores at least the threshold: %v", merged[0])
 	}
 
@@ -83,7 +85,7 @@ func TestToolList_QueryAddsScores(t *testing.T) {
 			t.Fatalf("score: %v", it)
 		}
 	}
-	if b.Data[0]["score"].(float64) < 0.33 {
+	if b.Data[0]["score"].(float64) < catalog.MatchThreshold {
 		t.Fatalf("best tool scores under the threshold: %v", b.Data[0])
 	}
 	for _, it := range decodeList(t, f.do(f.h, "GET", "/v1/tools", bearer, "")).Data {
