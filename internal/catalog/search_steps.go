@@ -39,6 +39,9 @@ const (
 	// otherAppPenalty scales the relevance of a tool of another
 	// application than the one the request (or an earlier step) names.
 	otherAppPenalty = 0.5
+	// minShareOfBest is the share of the best text score under which a
+	// tool of no named application is left out of the answer.
+	minShareOfBest = 0.05
 	// relevanceMix weighs the text score against the relevance in the
 	// order of the tools: score × (relevanceMix + relevance).
 	relevanceMix = 0.5
@@ -164,10 +167,14 @@ func (c *Catalog) rank(p *queryPlan, carried []string, keep func(*Tool) bool) []
 	cov, total := c.coverage(p)
 	rel := make([]float64, len(c.tools))
 	var hits []Hit
+	// A tool whose text score is a sliver of the best one's matched a
+	// common word or a synonym only: it is left out, which keeps long
+	// answers and their sorting short.
+	floor := best * minShareOfBest
 	for doc, s := range scores {
 		t := c.tools[doc]
 		b := bonus[t.connector.ID]
-		if s == 0 && (b == 0 || !slices.Contains(p.named, t.connector.ID)) {
+		if (s == 0 || s+b < floor) && (b == 0 || !slices.Contains(p.named, t.connector.ID)) {
 			continue
 		}
 		if keep != nil && !keep(t) {
