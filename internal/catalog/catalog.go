@@ -18,6 +18,8 @@ type Catalog struct {
 	connIndex  *Index
 	toolClass  []int    // verb class of each tool, by position
 	toolVerb   []string // first word of each tool's id after the connector
+	toolConn   []int    // position of each tool's connector in connectors
+	connOrd    map[string]int
 	aliases    *aliasTable
 	speller    *speller
 }
@@ -55,6 +57,14 @@ func newCatalog(cs []*Connector) (*Catalog, []string) {
 		toolDocs[i] = toolDocument(t)
 	}
 	c.toolIndex = newIndex(toolDocs)
+	c.connOrd = make(map[string]int, len(c.connectors))
+	for i, con := range c.connectors {
+		c.connOrd[con.ID] = i
+	}
+	c.toolConn = make([]int, len(c.tools))
+	for i, t := range c.tools {
+		c.toolConn[i] = c.connOrd[t.connector.ID]
+	}
 	c.toolClass = make([]int, len(c.tools))
 	c.toolVerb = make([]string, len(c.tools))
 	for i, t := range c.tools {

@@ -20,7 +20,7 @@ const (
 	weightCategory    = 0.5
 	weightDescription = 1.0
 	// weightSynonym scales a query word's synonyms against the word itself.
-	weightSynonym = 0.6
+	weightSynonym = 0.3
 	bm25K1        = 1.2
 	bm25B         = 0.5
 )

@@ -1,7 +1,5 @@
 package catalog
 
-import "slices"
-
 // MatchThreshold is the relevance under which a tool does not match a
 // request well: the share of the request's words (weighted by rarity) and
 // of the application it names that the tool's id, name, keywords and
@@ -41,7 +39,7 @@ const (
 	otherAppPenalty = 0.5
 	// minShareOfBest is the share of the best text score under which a
 	// tool of no named application is left out of the answer.
-	minShareOfBest = 0.05
+	minShareOfBest = 0.1
 	// relevanceMix weighs the text score against the relevance in the
 	// order of the tools: score × (relevanceMix + relevance).
 	relevanceMix = 0.5
@@ -154,15 +152,28 @@ func (c *Catalog) rank(p *queryPlan, carried []string, keep func(*Tool) bool) []
 	if best == 0 {
 		best = 1
 	}
-	bonus := make(map[string]float64, len(p.named)+len(p.weak)+len(carried))
+	// Per connector, by position: the boost of its tools, and whether the
+	// request (or an earlier step) names it.
+	nc := len(c.connectors)
+	bonus := make([]float64, nc)
+	named := make([]bool, nc)
+	carriedSet := make([]bool, nc)
 	for _, id := range carried {
-		bonus[id] = boostCarried * best
+		bonus[c.connOrd[id]] = boostCarried * best
+		carriedSet[c.connOrd[id]] = true
 	}
 	for _, id := range p.weak {
-		bonus[id] = boostWeak * best
+		bonus[c.connOrd[id]] = boostWeak * best
+	}
+	namedIDs := p.named
+	if len(namedIDs) == 0 {
+		namedIDs = p.common
 	}
 	for _, id := range p.named {
-		bonus[id] = boostNamed * best
+		bonus[c.connOrd[id]] = boostNamed * best
+	}
+	for _, id := range namedIDs {
+		named[c.connOrd[id]] = true
 	}
 	cov, total := c.coverage(p)
 	rel := make([]float64, len(c.tools))
@@ -173,14 +184,15 @@ func (c *Catalog) rank(p *queryPlan, carried []string, keep func(*Tool) bool) []
 	floor := best * minShareOfBest
 	for doc, s := range scores {
 		t := c.tools[doc]
-		b := bonus[t.connector.ID]
-		if (s == 0 || s+b < floor) && (b == 0 || !slices.Contains(p.named, t.connector.ID)) {
+		con := c.toolConn[doc]
+		b := bonus[con]
+		if (s == 0 || s+b < floor) && (b == 0 || !named[con] || len(p.named) == 0) {
 			continue
 		}
 		if keep != nil && !keep(t) {
 			continue
 		}
-		rel[doc] = c.relevance(p, carried, doc, cov[doc], total)
+		rel[doc] = c.relevance(p, len(namedIDs) > 0, named[con], len(carried) > 0 && !carriedSet[con], cov[doc], total)
 		// The share of the request a tool covers also orders the tools:
 		// a tool that matches every word beats one that matches a rare
 		// word many times.
@@ -224,28 +236,19 @@ func (c *Catalog) coverage(p *queryPlan) (cov []float64, total float64) {
 // word counts by its rarity, fully when the tool holds it and in part for
 // a synonym (got of total, from coverage); the application the request
 // names counts as its rarest word.
-func (c *Catalog) relevance(p *queryPlan, carried []string, doc int, got, total float64) float64 {
-	idx := c.toolIndex
-	con := c.tools[doc].connector.ID
-	named := p.named
-	if len(named) == 0 {
-		named = p.common
-	}
-	if len(named) > 0 {
-		total += idx.maxIDF
-		if slices.Contains(named, con) {
-			got += idx.maxIDF
+func (c *Catalog) relevance(p *queryPlan, anyNamed, isNamed, otherThanCarried bool, got, total float64) float64 {
+	if anyNamed {
+		total += c.toolIndex.maxIDF
+		if isNamed {
+			got += c.toolIndex.maxIDF
 		}
 	}
 	if total == 0 {
 		return 0
 	}
 	r := got / total
-	switch {
-	case len(named) > 0 && !slices.Contains(named, con):
-		// The request names another application.
-		r *= otherAppPenalty
-	case len(named) == 0 && len(carried) > 0 && !slices.Contains(carried, con):
+	if (anyNamed && !isNamed) || (!anyNamed && otherThanCarried) {
+		// The request, or an earlier step, names another application.
 		r *= otherAppPenalty
 	}
 	if p.foreign && len(p.named) == 0 {
@@ -261,9 +264,15 @@ func (c *Catalog) relevance(p *queryPlan, carried []string, doc int, got, total 
 func (c *Catalog) intentFactor(p *queryPlan, doc int) float64 {
 	q, t, verb := p.intent, c.toolClass[doc], c.toolVerb[doc]
 	switch {
+	case q == intentNone && !p.plural && verb == "get":
+		// "figma file", "jira issue PROJ-4": one thing, to look at.
+		return factorNoVerbList
 	case q == intentNone || (q == intentRead && p.plural):
 		switch verb {
 		case "list", "search", "query", "filter":
+			if q == intentNone && !p.plural {
+				return factorNoVerbRead
+			}
 			return factorNoVerbList
 		}
 		if t == intentRead {
