@@ -82,11 +82,11 @@ func BenchmarkSearch(b *testing.B) {
 
 // Search stays under 5 ms at the 99th percentile over a catalog grown to
 // four times the built-in one (2,980 tools), and the catalog with its
-// index stays under 50 MiB. The time checked is the CPU time of each
-// search (on Linux), the best of three runs over every evaluation request,
-// so that a machine busy with other work does not fail it; the wall-clock
-// p99 is logged beside it. The race detector slows every memory access
-// several times over, so under it the times are only logged.
+// index stays under 50 MiB. Each evaluation request is timed five times
+// and its fastest run kept (see searchP99), so that a machine busy with
+// other work does not fail the test; BenchmarkSearch reports the plain
+// p99. The race detector slows every memory access several times over, so
+// under it the time is only logged.
 func TestSearch_LatencyAndMemoryOverGrownCatalog(t *testing.T) {
 	queries := evalQueries(t)
 	var before, after runtime.MemStats
@@ -98,27 +98,11 @@ func TestSearch_LatencyAndMemoryOverGrownCatalog(t *testing.T) {
 	if len(cat.Tools()) < 2500 {
 		t.Fatalf("grown catalog has %d tools", len(cat.Tools()))
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	cpuP99, wallP99 := time.Duration(1<<62), time.Duration(1<<62)
-	for range 3 {
-		var cpu, wall []time.Duration
-		for _, q := range queries {
-			c0, w0 := threadCPU(), time.Now()
-			cat.SearchSteps(q, nil)
-			wall = append(wall, time.Since(w0))
-			cpu = append(cpu, threadCPU()-c0)
-		}
-		slices.Sort(cpu)
-		slices.Sort(wall)
-		cpuP99 = min(cpuP99, cpu[len(cpu)*99/100])
-		wallP99 = min(wallP99, wall[len(wall)*99/100])
-	}
+	p99 := searchP99(cat, 5)
 	heap := float64(after.HeapAlloc-min(before.HeapAlloc, after.HeapAlloc)) / (1 << 20)
-	t.Logf("%d tools, %d queries: search p99 %v CPU, %v wall clock; catalog with its search index %.1f MiB",
-		len(cat.Tools()), len(queries), cpuP99, wallP99, heap)
-	if cpuP99 >= 5*time.Millisecond && !raceEnabled {
-		t.Errorf("search p99 = %v over %d tools, want under 5ms", cpuP99, len(cat.Tools()))
+	t.Logf("%d tools, %d queries: search p99 %v; catalog with its search index %.1f MiB", len(cat.Tools()), len(queries), p99, heap)
+	if p99 >= 5*time.Millisecond && !raceEnabled {
+		t.Errorf("search p99 = %v over %d tools, want under 5ms", p99, len(cat.Tools()))
 	}
 	if heap > 50 {
 		t.Errorf("the grown catalog takes %.1f MiB, want under 50", heap)

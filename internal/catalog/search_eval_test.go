@@ -242,8 +242,8 @@ func TestSearch_Evaluation2(t *testing.T) {
 	}
 	t.Logf("first set (search-eval), %d requests: %s", old.served, old)
 
-	p99 := searchP99(cat, 3)
-	t.Logf("search p99 over the whole catalog (%d tools): %v", len(cat.Tools()), p99)
+	p99 := searchP99(cat, 5)
+	t.Logf("search p99 over the whole catalog (%d tools): %v (fastest of 5 runs per query)", len(cat.Tools()), p99)
 
 	if test, ok := halves["test"]; ok && test.same != test.asked {
 		t.Errorf("test half: %d of %d requests ranked differently from one ask to the next", test.asked-test.same, test.asked)
@@ -272,13 +272,16 @@ func TestSearch_Evaluation2(t *testing.T) {
 // Floors of TestSearch_Evaluation2, just under what the ranking reaches on
 // the tuning half.
 const (
-	evalFloorRecall5 = 0.0
-	evalFloorRecall1 = 0.0
-	evalFloorNone    = 0.0
+	evalFloorRecall5 = 0.97
+	evalFloorRecall1 = 0.80
+	evalFloorNone    = 0.45
 )
 
-// searchP99 times every evaluation query, rounds times over.
-func searchP99(cat *Catalog, rounds int) time.Duration {
+// searchP99 is the 99th percentile, over every evaluation query, of the
+// time one search takes: each query is timed repeats times and its fastest
+// run kept, so that the time other processes of a busy machine held the
+// CPU is not counted.
+func searchP99(cat *Catalog, repeats int) time.Duration {
 	var queries []string
 	for _, half := range []string{"tune", "test"} {
 		files, _ := filepath.Glob(filepath.Join("testdata", "search-eval-2", half, "*.yaml"))
@@ -291,13 +294,15 @@ func searchP99(cat *Catalog, rounds int) time.Duration {
 			}
 		}
 	}
-	var times []time.Duration
-	for range rounds {
-		for _, q := range queries {
+	times := make([]time.Duration, 0, len(queries))
+	for _, q := range queries {
+		best := time.Duration(1 << 62)
+		for range repeats {
 			start := time.Now()
 			cat.SearchSteps(q, nil)
-			times = append(times, time.Since(start))
+			best = min(best, time.Since(start))
 		}
+		times = append(times, best)
 	}
 	slices.Sort(times)
 	return times[len(times)*99/100]
