@@ -1,0 +1,141 @@
+package catalog
+
+import (
+	"slices"
+	"testing"
+
+	builtin "github.com/switchboard-gw/switchboard/catalog"
+)
+
+func loadBuiltin(t *testing.T) *Catalog {
+	t.Helper()
+	cat, err := Load(builtin.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// Names, abbreviations and misspellings of an application bring its tools
+// first; a verbless plural lists.
+func TestSearch_ConnectorAliasesAndTypos(t *testing.T) {
+	t.Parallel()
+	cat := loadBuiltin(t)
+	for query, want := range map[string]string{
+		"gh open prs":                    "github_list_pull_requests",
+		"strpie customers":               "stripe_list_customers",
+		"drive upload":                   "google_drive_upload_file",
+		"gcal tomorrow":                  "google_calendar_list_events",
+		"lst slack chanels":              "slack_list_channels",
+		"pagrduty incidnet ack":          "pagerduty_acknowledge_incident",
+		"sheets append":                  "google_sheets_append_values",
+		"o365 contacts":                  "outlook_list_contacts",
+		"creat a jira tiket":             "jira_create_issue",
+		"page the on call team":          "pagerduty_create_incident",
+		"get rid of the old trello card": "trello_delete_card",
+	} {
+		hits := cat.SearchTools(query, nil)
+		if len(hits) == 0 || hits[0].Tool.ID != want {
+			t.Errorf("%q: top %s, want %s", query, topIDs(hits, 3), want)
+		}
+	}
+	// "monday" after "on" is a day, not the application.
+	if p := cat.plan("delete the standup event on monday"); slices.Contains(p.common, "monday") || slices.Contains(p.named, "monday") {
+		t.Errorf("monday read as the application: %v %v", p.named, p.common)
+	}
+	if p := cat.plan("monday boards"); !slices.Contains(p.common, "monday") {
+		t.Errorf("monday boards: %v", p.common)
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"lsit", "list", 1}, {"gmial", "gmail", 1}, {"slak", "slack", 1}, {"calender", "calendar", 1},
+		{"salesfroce", "salesforce", 1}, {"abc", "abc", 0}, {"kitten", "sitting", 3},
+	} {
+		if got := editDistance(c.a, c.b, 5); got != c.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+	if got := editDistance("kitten", "sitting", 1); got != 2 {
+		t.Errorf("bounded distance: %d, want max+1 = 2", got)
+	}
+}
+
+// A request of several steps is cut where the words after the cut start
+// with a verb and those before hold one.
+func TestSplitSteps(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string][]string{
+		"look up the customer by email in stripe and then refund their last charge": {
+			"look up the customer by email in stripe", "refund their last charge"},
+		"find the trello card and move it to done":                  {"find the trello card", "move it to done"},
+		"find jane's email in hubspot, then send her an email":      {"find jane's email in hubspot,", "send her an email"},
+		"create a product and price in stripe":                      {"create a product and price in stripe"},
+		"search hubspot contacts by email":                          {"search hubspot contacts by email"},
+		"list open PRs and then post them in the dev slack channel": {"list open prs", "post them in the dev slack channel"},
+	} {
+		if got := splitSteps(text); !slices.Equal(got, want) {
+			t.Errorf("splitSteps(%q) = %q, want %q", text, got, want)
+		}
+	}
+	cat := loadBuiltin(t)
+	ans := cat.SearchSteps("find the customer in stripe and then cancel their subscription", nil)
+	if len(ans.Steps) != 2 || ans.Steps[0].Hits[0].Tool.ID != "stripe_search_customers" ||
+		ans.Steps[1].Hits[0].Tool.ID != "stripe_cancel_subscription" {
+		t.Fatalf("steps: %+v", ans.Steps)
+	}
+	if ans.Hits[0].Tool.ID != "stripe_search_customers" || ans.Hits[1].Tool.ID != "stripe_cancel_subscription" {
+		t.Errorf("the answer interleaves the steps: %s", topIDs(ans.Hits, 4))
+	}
+	// A later step that names no application leans to the earlier one's.
+	ans = cat.SearchSteps("find the trello card and move it to done", nil)
+	if len(ans.Steps) != 2 || ans.Steps[1].Hits[0].Tool.Connector().ID != "trello" {
+		t.Errorf("carried application: %s", topIDs(ans.Steps[len(ans.Steps)-1].Hits, 3))
+	}
+}
+
+// A request no tool can do scores under the threshold; one a tool does
+// well scores over it.
+func TestSearch_RelevanceThreshold(t *testing.T) {
+	t.Parallel()
+	cat := loadBuiltin(t)
+	for _, q := range []string{"order a pizza to the office", "play some jazz on spotify", "turn off the living room lights", "check the server cpu usage in datadog"} {
+		if hits := cat.SearchTools(q, nil); len(hits) > 0 && hits[0].Relevance >= MatchThreshold {
+			t.Errorf("%q: %s scores %.2f, want under %.2f", q, hits[0].Tool.ID, hits[0].Relevance, MatchThreshold)
+		}
+	}
+	for _, q := range []string{"create a jira ticket for the payment timeout", "refund the last stripe charge", "list my google calendar events"} {
+		hits := cat.SearchTools(q, nil)
+		if len(hits) == 0 || hits[0].Relevance < MatchThreshold || hits[0].Relevance > 1 {
+			t.Errorf("%q: top %s, want a relevance in [%.2f, 1]", q, topIDs(hits, 1), MatchThreshold)
+		}
+	}
+}
+
+// A synonym holds only where its group's scope says: "card" is a task in
+// Trello, not in other task trackers.
+func TestSearch_ScopedSynonyms(t *testing.T) {
+	t.Parallel()
+	cat := loadBuiltin(t)
+	var card synonym
+	for _, s := range synonymsOf("task") {
+		if s.term == "card" {
+			card = s
+		}
+	}
+	trello, _ := cat.Connector("trello")
+	asana, _ := cat.Connector("asana")
+	if card.term == "" || !card.inScope(trello) || card.inScope(asana) {
+		t.Fatalf("task -> card: %+v", card)
+	}
+	for _, s := range synonymsOf("task") {
+		if s.term == "todo" && len(s.scope) != 0 {
+			t.Errorf("todo should hold everywhere: %+v", s)
+		}
+	}
+}
