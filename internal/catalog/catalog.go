@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -166,16 +167,26 @@ func (c *Catalog) SearchTools(query string, keep func(*Tool) bool) []ToolHit {
 	return c.SearchSteps(query, keep).Hits
 }
 
-// SearchConnectors ranks the connectors that match query, best first.
+// SearchConnectors ranks the connectors that match query, best first: the
+// ones it names, then by BM25 over their id, name and description.
 func (c *Catalog) SearchConnectors(query string, keep func(*Connector) bool) []*Connector {
 	var k func(int) bool
 	if keep != nil {
 		k = func(doc int) bool { return keep(c.connectors[doc]) }
 	}
-	hits := c.connIndex.Search(query, k)
-	out := make([]*Connector, len(hits))
-	for i, h := range hits {
-		out[i] = c.connectors[h.Doc]
+	// The connectors the query names, by name, alias or abbreviation
+	// ("gh", "gcal", "sfdc", a misspelt "salesfroce"), come first.
+	p := c.plan(query)
+	var out []*Connector
+	for _, id := range append(append([]string(nil), p.named...), p.common...) {
+		if con := c.byID[id]; con != nil && (keep == nil || keep(con)) && !slices.Contains(out, con) {
+			out = append(out, con)
+		}
+	}
+	for _, h := range c.connIndex.Search(query, k) {
+		if con := c.connectors[h.Doc]; !slices.Contains(out, con) {
+			out = append(out, con)
+		}
 	}
 	return out
 }

@@ -139,3 +139,20 @@ func TestSearch_ScopedSynonyms(t *testing.T) {
 		}
 	}
 }
+
+// A connector search finds an application by its abbreviation or a
+// misspelt name too.
+func TestSearchConnectors_Aliases(t *testing.T) {
+	t.Parallel()
+	cat := loadBuiltin(t)
+	for query, want := range map[string]string{
+		"gh": "github", "gcal": "google_calendar", "sfdc": "salesforce", "salesfroce": "salesforce", "o365": "outlook",
+	} {
+		if got := cat.SearchConnectors(query, nil); len(got) == 0 || got[0].ID != want {
+			t.Errorf("%q: %v, want %s first", query, got, want)
+		}
+	}
+	if got := cat.SearchConnectors("gh", func(c *Connector) bool { return c.ID != "github" }); len(got) > 0 && got[0].ID == "github" {
+		t.Error("keep is ignored for a named connector")
+	}
+}
