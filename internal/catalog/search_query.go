@@ -10,18 +10,21 @@ import (
 // once misspellings are corrected, the connectors it names or hints at,
 // the class of its verb, and the weighted terms to score.
 type queryPlan struct {
-	text     string
-	words    []string // lowercase, typos corrected
-	typo     []bool   // words[i] was corrected
-	alias    []bool   // words[i] is part of a connector's name
-	named    []string // connectors named outright, in order of appearance
-	common   []string // connectors named by an everyday word ("drive"), when none is named outright
-	weak     []string // common, and the connectors the request hints at
-	foreign  bool     // names an application the catalog lacks
-	intent   int
-	verb     string // the verb intent was read from
-	plural   bool   // asks about things in the plural, or about nothing named
-	concepts []concept
+	text    string
+	words   []string // lowercase, typos corrected
+	typo    []bool   // words[i] was corrected
+	alias   []bool   // words[i] is part of a connector's name
+	named   []string // connectors named outright, in order of appearance
+	common  []string // connectors named by an everyday word ("drive"), when none is named outright
+	weak    []string // common, and the connectors the request hints at
+	foreign bool     // names an application the catalog lacks
+	intent  int
+	verb    string // the verb intent was read from
+	plural  bool   // asks about things in the plural, or about nothing named
+	// unknownObject: a word no tool knows follows an article ("order a
+	// pizza"): the thing to act on is likely outside the catalog.
+	unknownObject bool
+	concepts      []concept
 	// extra are terms scored without counting towards relevance: the
 	// people a "who" question asks about.
 	extra []qterm
@@ -112,6 +115,7 @@ func (c *Catalog) plan(text string) *queryPlan {
 	p.intent, p.verb = intentOf(p.words, p.alias)
 	p.plural = asksForMany(p)
 	p.concepts = c.conceptsOf(p)
+	p.unknownObject = c.hasUnknownObject(p)
 	for i, w := range p.words {
 		if queryLanguages[w] && p.alias[i] {
 			p.intent, p.verb = intentRead, "query"
@@ -517,6 +521,33 @@ func asksForMany(p *queryPlan) bool {
 		}
 	}
 	return objects == 0
+}
+
+// hasUnknownObject reports whether a word the catalog does not know
+// follows an article before any argument marker.
+func (c *Catalog) hasUnknownObject(p *queryPlan) bool {
+	for i := 1; i < len(p.words); i++ {
+		w := p.words[i]
+		if argumentMarkers[w] {
+			return false
+		}
+		switch p.words[i-1] {
+		case "a", "an", "the", "some":
+		default:
+			continue
+		}
+		if p.alias[i] || p.typo[i] || stopWords[w] || hasDigit(w) || w == placeholder {
+			continue
+		}
+		if _, known := c.toolIndex.vocab[w]; known {
+			continue
+		}
+		if ts := terms(w); len(ts) == 1 && len(c.toolIndex.postings[ts[0]]) > 0 {
+			continue
+		}
+		return true
+	}
+	return false
 }
 
 // conceptsOf lists the words of a request a tool should cover: its terms

@@ -5,7 +5,7 @@ package catalog
 // of the application it names that the tool's id, name, keywords and
 // description cover. Callers answer "no good match" when the best tool
 // falls under it.
-const MatchThreshold = 0.4
+const MatchThreshold = 0.35
 
 // Ranking weights, tuned on the tuning half of the evaluation.
 const (
@@ -34,6 +34,9 @@ const (
 	// foreignPenalty scales the relevance of every tool for a request that
 	// names an application the catalog has no connector for.
 	foreignPenalty = 0.5
+	// unknownObjectPenalty scales the relevance of every tool for a
+	// request whose object no tool knows (see hasUnknownObject).
+	unknownObjectPenalty = 0.6
 	// otherAppPenalty scales the relevance of a tool of another
 	// application than the one the request (or an earlier step) names.
 	otherAppPenalty = 0.5
@@ -253,6 +256,9 @@ func (c *Catalog) relevance(p *queryPlan, anyNamed, isNamed, otherThanCarried bo
 	}
 	if p.foreign && len(p.named) == 0 {
 		r *= foreignPenalty
+	}
+	if p.unknownObject {
+		r *= unknownObjectPenalty
 	}
 	return r
 }
