@@ -74,10 +74,10 @@ func TestSplitSteps(t *testing.T) {
 		"look up the customer by email in stripe and then refund their last charge": {
 			"look up the customer by email in stripe", "refund their last charge"},
 		"find the trello card and move it to done":                  {"find the trello card", "move it to done"},
-		"find jane's email in hubspot, then send her an email":      {"find jane's email in hubspot,", "send her an email"},
+		"find jane's email in hubspot, then send her an email":      {"find jane's email in hubspot", "send her an email"},
 		"create a product and price in stripe":                      {"create a product and price in stripe"},
 		"search hubspot contacts by email":                          {"search hubspot contacts by email"},
-		"list open PRs and then post them in the dev slack channel": {"list open prs", "post them in the dev slack channel"},
+		"list open PRs and then post them in the dev slack channel": {"list open PRs", "post them in the dev slack channel"},
 	} {
 		if got := splitSteps(text); !slices.Equal(got, want) {
 			t.Errorf("splitSteps(%q) = %q, want %q", text, got, want)

@@ -662,10 +662,13 @@ func hasDigit(s string) bool {
 // "and then", "then", "after that" or a plain "and", where the words after
 // the cut start with a verb and the words before hold one.
 func splitSteps(text string) []string {
-	ws := strings.Fields(strings.ToLower(text))
+	ws := strings.Fields(text)
 	clean := make([]string, len(ws))
 	for i, w := range ws {
-		clean[i] = strings.Trim(w, ",.;:!?\"'()")
+		clean[i] = strings.ToLower(strings.Trim(w, ",.;:!?\"'()"))
+	}
+	part := func(from, to int) string {
+		return strings.TrimRight(strings.Join(ws[from:to], " "), ",;:")
 	}
 	var steps []string
 	start := 0
@@ -678,7 +681,7 @@ func splitSteps(text string) []string {
 			if after >= len(ws) || !startsWithVerb(clean[after:]) || !holdsVerb(clean[start:i]) {
 				continue
 			}
-			steps = append(steps, strings.Join(ws[start:i], " "))
+			steps = append(steps, part(start, i))
 			start = after
 			i = after - 1
 			break
@@ -687,7 +690,7 @@ func splitSteps(text string) []string {
 	if len(steps) == 0 {
 		return []string{text}
 	}
-	steps = append(steps, strings.Join(ws[start:], " "))
+	steps = append(steps, part(start, len(ws)))
 	return steps
 }
 
