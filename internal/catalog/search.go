@@ -3,7 +3,6 @@ package catalog
 import (
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -32,10 +31,9 @@ type Index struct {
 	postings map[string][]posting
 	docLen   []float64
 	avgLen   float64
-	// vocab maps every word of the documents to its term; typo correction
-	// searches it by length.
+	// vocab maps every word of the documents to its term: the words typo
+	// correction may correct to.
 	vocab   map[string]string
-	byLen   map[int][]string
 	maxIDF  float64
 	numDocs float64
 }
@@ -65,8 +63,7 @@ type qterm struct {
 }
 
 func newIndex(docs [][]field) *Index {
-	idx := &Index{postings: map[string][]posting{}, docLen: make([]float64, len(docs)),
-		vocab: map[string]string{}, byLen: map[int][]string{}}
+	idx := &Index{postings: map[string][]posting{}, docLen: make([]float64, len(docs)), vocab: map[string]string{}}
 	total := 0.0
 	for d, fields := range docs {
 		tf := map[string]float64{}
@@ -87,15 +84,6 @@ func newIndex(docs [][]field) *Index {
 		for term, w := range tf {
 			idx.postings[term] = append(idx.postings[term], posting{doc: d, tf: w})
 		}
-	}
-	for term := range idx.postings {
-		sort.Slice(idx.postings[term], func(i, j int) bool { return idx.postings[term][i].doc < idx.postings[term][j].doc })
-	}
-	for w := range idx.vocab {
-		idx.byLen[len(w)] = append(idx.byLen[len(w)], w)
-	}
-	for _, ws := range idx.byLen {
-		sort.Strings(ws)
 	}
 	idx.numDocs = float64(len(docs))
 	if len(docs) > 0 {
@@ -128,9 +116,9 @@ func (idx *Index) Search(query string, keep func(doc int) bool) []Hit {
 }
 
 // expand returns a query's terms, then their synonyms that hold
-// everywhere (not synonyms of synonyms), each once and in a fixed order, so that the same query sums
-// the same floating-point scores in the same order and ranks the same
-// every time.
+// everywhere (not synonyms of synonyms), each once and in a fixed order,
+// so that the same query sums the same floating-point scores in the same
+// order and ranks the same every time.
 func expand(words []string) []qterm {
 	var out []qterm
 	seen := map[string]bool{}
@@ -254,8 +242,8 @@ var stopWords = setOf("a", "an", "the", "to", "for", "of", "in", "on", "my", "me
 
 // irregular maps words to the stem their regular form gets.
 var irregular = map[string]string{
-	"people": "person", "said": "say", "says": "say", "sent": "send", "made": "make", "wrote": "write", "written": "write",
-	"e-mail": "email", "emails": "email", "mails": "mail", "todos": "todo",
+	"people": "person", "said": "say", "says": "say", "sent": "send", "made": "make", "wrote": "write",
+	"written": "write", "e-mail": "email", "emails": "email", "mails": "mail", "todos": "todo",
 }
 
 // phrases are word pairs searched as one term, in queries and documents alike.

@@ -232,7 +232,7 @@ var toolVerbs = map[string]int{
 	"deactivate": intentRemove, "revoke": intentRemove, "end": intentRemove,
 }
 
-// stepWords separate the steps of a request written as one sentence.
+// stepSeparators separate the steps of a request written as one sentence.
 var stepSeparators = [][]string{{"and", "then"}, {"then"}, {"after", "that"}, {"afterwards"}, {"and", "also"}, {"and"}}
 
 // phrasalVerbs are the phrasal and slang verbs people use for plain ones,
