@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	builtin "github.com/switchboard-gw/switchboard/catalog"
@@ -155,4 +157,50 @@ func TestSearchConnectors_Aliases(t *testing.T) {
 	if got := cat.SearchConnectors("gh", func(c *Connector) bool { return c.ID != "github" }); len(got) > 0 && got[0].ID == "github" {
 		t.Error("keep is ignored for a named connector")
 	}
+}
+
+// Odd requests answer without panicking, and the same every time.
+func TestSearch_OddRequests(t *testing.T) {
+	t.Parallel()
+	cat := loadBuiltin(t)
+	for _, q := range []string{
+		"", " ", "and then", "then then then and and", "create and then", "a-1 #x @y 'q' \"z\" https://x.io/a?b=c",
+		"créer une tâche dans asana", "日本語のメッセージを送る", strings.Repeat("x", 200), strings.Repeat("slack ", 40),
+		"PROJ-1 PROJ-2 and then PROJ-3", "monday", "3pm", "gh", "zzidentifier",
+	} {
+		first := cat.SearchSteps(q, nil)
+		for _, h := range first.Hits {
+			if h.Relevance < 0 || h.Relevance > 1 {
+				t.Errorf("%q: %s relevance %v", q, h.Tool.ID, h.Relevance)
+			}
+		}
+		if again := cat.SearchSteps(q, nil); !sameAnswer(first, again) {
+			t.Errorf("%q answered differently", q)
+		}
+	}
+}
+
+// The index is read concurrently: searches from many goroutines share it.
+func TestSearch_Concurrent(t *testing.T) {
+	t.Parallel()
+	cat := loadBuiltin(t)
+	queries := []string{"gh open prs", "find the customer in stripe and then cancel their subscription", "strpie customers", "order a pizza"}
+	want := make([]StepAnswer, len(queries))
+	for i, q := range queries {
+		want[i] = cat.SearchSteps(q, nil)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				k := (g + i) % len(queries)
+				if got := cat.SearchSteps(queries[k], nil); !sameAnswer(got, want[k]) {
+					t.Errorf("%q answered differently under concurrency", queries[k])
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
