@@ -204,6 +204,8 @@ var queryVerbs = map[string]int{
 	"unsubscribe": intentRemove, "deactivate": intentRemove, "revoke": intentRemove, "end": intentRemove,
 	"drop": intentRemove, "erase": intentRemove, "suspend": intentRemove, "kill": intentRemove,
 	"destroy": intentRemove, "invalidate": intentRemove, "disconnect": intentRemove, "kick": intentRemove,
+	"shoot": intentCreate, "ring": intentCreate, "answer": intentCreate, "respond": intentCreate,
+	"fire": intentCreate, "blast": intentCreate, "dial": intentCreate, "remind": intentCreate,
 }
 
 // toolVerbs maps the first word of a tool id (after the connector) to its
@@ -271,6 +273,12 @@ var phrasalVerbs = []struct {
 	{[]string{"call", "off"}, "cancel"},
 	{[]string{"remind", "me"}, "create reminder"},
 	{[]string{"thumbs", "up"}, "react"},
+	{[]string{"take", "down"}, "delete"},
+	{[]string{"close", "out"}, "close"},
+	{[]string{"catch", "me", "up", "on"}, "read"},
+	{[]string{"catch", "me", "up"}, "read"},
+	{[]string{"fire", "off"}, "send"},
+	{[]string{"shoot", "off"}, "send"},
 	{[]string{"nuke"}, "delete"},
 	{[]string{"ditch"}, "delete"},
 	{[]string{"scrap"}, "delete"},
