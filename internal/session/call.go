@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -398,7 +399,13 @@ func (s *Service) disconnect(ctx context.Context, tn tenant.Tenant, ss *Session,
 	return Outcome{OK: true, Result: map[string]any{"disconnected": conns[i].ID, "connector": connector}}, nil
 }
 
-// search runs each query against the catalog's index, within scope.
+// search runs each query against the catalog's index, within scope. A
+// query written as several steps ("look up the customer and then refund")
+// is ranked step by step: its actions interleave the steps' best, and
+// steps lists each step's own in order. Every action carries its relevance
+// (score, 0 to 1); a result whose best action scores under
+// catalog.MatchThreshold says so (match "weak", or "none" without any),
+// with a note, so that a model does not act on a wrong tool.
 func (s *Service) search(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, queries []string) (Outcome, error) {
 	accts, err := s.accountsOf(ctx, tn, ss)
 	if err != nil {
@@ -412,24 +419,76 @@ func (s *Service) search(ctx context.Context, tn tenant.Tenant, ss *Session, sc 
 		Effect      string          `json:"effect"`
 		Connection  string          `json:"connection"`
 		InputSchema json.RawMessage `json:"inputSchema"`
+		Score       float64         `json:"score"`
+	}
+	type step struct {
+		Query   string   `json:"query"`
+		Actions []action `json:"actions"`
+		Match   string   `json:"match"`
 	}
 	type result struct {
 		Query   string   `json:"query"`
 		Actions []action `json:"actions"`
+		Match   string   `json:"match"`
+		Note    string   `json:"note,omitempty"`
+		Steps   []step   `json:"steps,omitempty"`
+	}
+	top := func(hits []catalog.ToolHit) []action {
+		out := []action{}
+		for i := 0; i < len(hits) && i < 5; i++ {
+			t := hits[i].Tool
+			out = append(out, action{ID: t.ID, Name: t.Name, Description: t.Description, Connector: t.Connector().ID,
+				Effect: t.Effect, Connection: ss.statusOf(t.Connector().ID, accts[t.Connector().ID]), InputSchema: s.cache.schema(t),
+				Score: math.Round(hits[i].Relevance*100) / 100})
+		}
+		return out
 	}
 	var out []result
 	for _, q := range queries {
-		r := result{Query: q, Actions: []action{}}
-		hits := tn.Catalog.SearchTools(q, func(t *catalog.Tool) bool { return sc.Has(t.ID) })
-		for i := 0; i < len(hits) && i < 5; i++ {
-			t := hits[i].Tool
-			r.Actions = append(r.Actions, action{ID: t.ID, Name: t.Name, Description: t.Description, Connector: t.Connector().ID,
-				Effect: t.Effect, Connection: ss.statusOf(t.Connector().ID, accts[t.Connector().ID]), InputSchema: s.cache.schema(t)})
+		ans := tn.Catalog.SearchSteps(q, func(t *catalog.Tool) bool { return sc.Has(t.ID) })
+		r := result{Query: q, Actions: top(ans.Hits), Match: matchOf(ans.Hits)}
+		weak := r.Match != matchGood
+		for _, st := range ans.Steps {
+			m := matchOf(st.Hits)
+			weak = weak || m != matchGood
+			r.Steps = append(r.Steps, step{Query: st.Query, Actions: top(st.Hits), Match: m})
+		}
+		if weak {
+			r.Note = weakMatchNote(ss.Spec.Policy)
 		}
 		out = append(out, r)
 	}
 	return Outcome{OK: true, Result: map[string]any{"results": out,
 		"next": "Run an action with " + MetaExecute + " {action, input}; if its connection is missing, get a link with " + MetaConnect + "."}}, nil
+}
+
+// How well a search result matches its query.
+const (
+	matchGood = "good"
+	matchWeak = "weak"
+	matchNone = "none"
+)
+
+// matchOf says whether the best of hits matches its request well.
+func matchOf(hits []catalog.ToolHit) string {
+	switch {
+	case len(hits) == 0:
+		return matchNone
+	case hits[0].Relevance < catalog.MatchThreshold:
+		return matchWeak
+	}
+	return matchGood
+}
+
+// weakMatchNote is what a result whose best action (or a step's) matches
+// poorly tells the model, pointing at the proxy when the session has it.
+func weakMatchNote(p Policy) string {
+	note := "No action matches this request (or one of its steps) well: do not run one of these unless it clearly does what the user asked; " +
+		"tell the user it cannot be done here, or ask what they meant."
+	if p.AllowProxy {
+		note += " If a connected application's API can do it, " + MetaProxy + " sends a raw request to it."
+	}
+	return note
 }
 
 // compactSchema shortens long descriptions so search results stay small.
