@@ -977,6 +977,8 @@ export interface components {
             inputSchema?: Record<string, unknown>;
             /** @description In view full only ({} when the tool declares none). */
             outputSchema?: Record<string, unknown>;
+            /** @description Only when the list is ranked by a query: how much of the query the tool covers. Under 0.35 the tool does not match the query well. */
+            score?: number;
         };
         ToolPage: {
             data: components["schemas"]["Tool"][];
