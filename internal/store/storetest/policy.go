@@ -19,6 +19,7 @@ func policyTests() map[string]func(*testing.T, Opener) {
 		"Approval_ConcurrentUseOnlyOneWins":    testApprovalConcurrentUse,
 		"Approval_ListFiltersAndPages":         testApprovalList,
 		"Approval_EventEnqueuedForSubscribers": testApprovalEvent,
+		"Approval_CleanupAfter30Days":          testApprovalCleanup,
 	}
 }
 
@@ -305,5 +306,31 @@ func testApprovalEvent(t *testing.T, open Opener) {
 	list, err := s.ListDeliveries(ctx, p.ID, sub.ID, 10)
 	if err != nil || len(list) != 1 || list[0].EventType != "approval.requested" || string(list[0].Payload) != `{"type":"approval.requested"}` {
 		t.Fatalf("delivery: %+v %v", list, err)
+	}
+}
+
+// testApprovalCleanup: approvals go 30 days after their expiry, not before.
+func testApprovalCleanup(t *testing.T, open Opener) {
+	clock := NewClock()
+	s := open(t, clock.Now)
+	ctx := context.Background()
+	p, _ := s.CreateProject(ctx, "p")
+	a := newApproval(clock.Now(), p.ID, "u", "t", "h", time.Minute)
+	if _, err := s.CreateApproval(ctx, a, "approval.requested", noPayload); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(29 * 24 * time.Hour)
+	if _, err := s.Cleanup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetApproval(ctx, p.ID, a.ID); err != nil {
+		t.Fatalf("removed before 30 days: %v", err)
+	}
+	clock.Advance(2 * 24 * time.Hour)
+	if _, err := s.Cleanup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetApproval(ctx, p.ID, a.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("kept past 30 days: %v", err)
 	}
 }
