@@ -146,7 +146,8 @@ func TestPolicies_DirectExecute_202ThenRuns(t *testing.T) {
 	body := `{"toolId":"delta_create_task","userId":"u1","input":{"title":"t"}}`
 	st, m, raw := f.json("POST", "/v1/tools/execute", body)
 	a := dataOf(m)
-	if st != http.StatusAccepted || a["status"] != "pending" || a["id"] == nil || a["url"] != "http://sb.test/v1/approvals/"+a["id"].(string) {
+	if st != http.StatusAccepted || a["status"] != "pending" || a["id"] == nil || a["url"] != "http://sb.test/v1/approvals/"+a["id"].(string) ||
+		a["apiKeyId"] != f.keyID {
 		t.Fatalf("held call: %d %s", st, raw)
 	}
 	f.json("POST", "/v1/approvals/"+a["id"].(string)+"/approve", "")

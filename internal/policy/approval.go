@@ -32,6 +32,7 @@ type View struct {
 	RuleID      string          `json:"ruleId,omitempty"`
 	SessionID   string          `json:"sessionId,omitempty"`
 	Endpoint    string          `json:"endpoint,omitempty"`
+	APIKeyID    string          `json:"apiKeyId,omitempty"`
 	DecidedBy   string          `json:"decidedBy,omitempty"`
 	DecidedAt   *time.Time      `json:"decidedAt"`
 	UsedAt      *time.Time      `json:"usedAt"`
@@ -42,7 +43,7 @@ type View struct {
 // View returns the API view of an approval, its status as of now.
 func (s *Service) View(a store.Approval) View {
 	v := View{ID: a.ID, Status: a.StatusAt(s.now()), URL: s.baseURL + "/v1/approvals/" + a.ID, ConnectorID: a.ConnectorID,
-		UserID: a.UserID, Input: json.RawMessage(a.Input), RuleID: a.RuleID, SessionID: a.SessionID, Endpoint: a.Endpoint,
+		UserID: a.UserID, Input: json.RawMessage(a.Input), RuleID: a.RuleID, SessionID: a.SessionID, Endpoint: a.Endpoint, APIKeyID: a.APIKeyID,
 		DecidedBy: a.DecidedBy, DecidedAt: a.DecidedAt, UsedAt: a.UsedAt, CreatedAt: a.CreatedAt, ExpiresAt: a.ExpiresAt}
 	if len(a.ToolKey) > 6 && a.ToolKey[:6] == "proxy:" {
 		v.Proxy = true

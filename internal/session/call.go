@@ -240,6 +240,7 @@ func (s *Service) callMeta(ctx context.Context, tn tenant.Tenant, ss *Session, s
 		if err != nil {
 			return Outcome{}, err
 		}
+		pc.APIKeyID = rec.APIKeyID
 		res, err := s.exec.ProxyLogged(ctx, tn, execute.ProxyCall{ConnectorID: connector, UserID: ss.Spec.UserID,
 			Endpoint: a.Endpoint, Method: method, Query: a.Query, Body: a.Body, AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref,
 			Policy: pc}, rec)
@@ -288,6 +289,7 @@ func (s *Service) runAction(ctx context.Context, tn tenant.Tenant, ss *Session, 
 	if err != nil {
 		return Outcome{}, err
 	}
+	pc.APIKeyID = rec.APIKeyID
 	call := execute.Call{ToolID: id, Input: input, UserID: ss.Spec.UserID,
 		AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref, Policy: pc}
 	// An object goes to execute decoded, to be validated as it is; anything
