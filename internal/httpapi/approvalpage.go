@@ -17,6 +17,10 @@ import (
 // send the same value back, which a page of another site cannot read.
 const approvalCSRFCookie = "sb_approval_csrf"
 
+// approvalCSRFMaxAge outlives any approval; the approval's own expiry is
+// enforced by the decision, not by the cookie.
+const approvalCSRFMaxAge = 3600
+
 // approvalPageCSP allows no script at all: the page is a plain form.
 const approvalPageCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
@@ -92,7 +96,7 @@ func (s *Server) handleApprovalPage(w http.ResponseWriter, r *http.Request) erro
 	csrf := base64.RawURLEncoding.EncodeToString(b[:])
 	http.SetCookie(w, &http.Cookie{Name: approvalCSRFCookie, Value: csrf, Path: "/approvals/", HttpOnly: true,
 		Secure: r.TLS != nil || len(s.webURL) > 8 && s.webURL[:8] == "https://", SameSite: http.SameSiteStrictMode,
-		MaxAge: int(time.Until(a.ExpiresAt).Seconds()) + 60})
+		MaxAge: approvalCSRFMaxAge})
 	what := v.ToolID
 	if v.Proxy {
 		what = "A raw API call to " + v.ConnectorID
