@@ -75,6 +75,12 @@ var adminGroups = []adminGroup{
 		{"list", "--project ID [--json]", "list webhooks", webhookVerb("list")},
 		{"delete", "--project ID WEBHOOK_ID", "delete a webhook", webhookVerb("delete")},
 	}},
+	{name: "policy", summary: "policy rules (allow, ask, deny) and the project's default decision", commands: []adminVerb{
+		{"list", "--project ID [--json]", "list the rules in the order they are tried", policyVerb("list")},
+		{"create", "--project ID --rule JSON [--json]", "add a rule (as POST /v1/policies takes it)", policyVerb("create")},
+		{"delete", "--project ID RULE_ID", "delete a rule", policyVerb("delete")},
+		{"default", "--project ID allow|ask|deny", "what calls no project rule matches get", policyVerb("default")},
+	}},
 	{name: "asset", summary: "images for the Connect page", commands: []adminVerb{
 		{"upload", "--project ID FILE [--json]", "store an image as projects/<project>/<sha256>.<ext>", (*Program).adminAssetUpload},
 	}},

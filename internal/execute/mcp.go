@@ -36,6 +36,9 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	case err != nil:
 		return nil, err
 	}
+	if err := e.enforce(ctx, t, c.Policy, c.UserID, toolSubject(tool, conn, input)); err != nil {
+		return nil, err
+	}
 	k := mcpKey{con: con, connID: conn.ID, revision: conn.Revision}
 	params := &mcp.CallToolParams{Name: tool.UpstreamName, Arguments: input}
 	if rec != nil {

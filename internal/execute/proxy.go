@@ -31,6 +31,8 @@ type ProxyCall struct {
 	ConnectionID string
 	AllowGlobal  bool
 	Preferred    string
+	// Policy is where the call came from, for the policy decision.
+	Policy PolicyContext
 }
 
 // ProxyMethods are the methods the raw proxy sends.
@@ -88,6 +90,9 @@ func (e *Executor) proxyTo(ctx context.Context, t tenant.Tenant, con *catalog.Co
 	noteAccount(rec, conn.ID, cred)
 	target, err := ProxyURL(base, c.Endpoint)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.enforce(ctx, t, c.Policy, c.UserID, proxySubject(c, conn)); err != nil {
 		return nil, err
 	}
 	q := target.Query()

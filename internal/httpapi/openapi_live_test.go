@@ -279,6 +279,7 @@ func liveScenario(t *testing.T, f *fixture) {
 	v1("GET", "/v1/logs?since=yesterday", "", 400)
 	v1("GET", "/v1/logs/"+records[0].(map[string]any)["id"].(string), "", 200)
 	v1("GET", "/v1/logs/00000000-0000-4000-8000-000000000000", "", 404)
+	policyScenario(lc, f, first["id"].(string))
 
 	// Removing accounts.
 	v1("DELETE", "/v1/connections/"+first["id"].(string), "", 200)
