@@ -92,9 +92,10 @@ type App struct {
 	Page     *connect.Page
 	Triggers *trigger.Service
 	Webhooks *webhook.Service
-	// Worker delivers webhooks; Refresher re-discovers projects' MCP
-	// servers. Both run under Run.
+	// Worker delivers webhooks; Poller polls the poll triggers;
+	// Refresher re-discovers projects' MCP servers. All run under Run.
 	Worker    *webhook.Worker
+	Poller    *trigger.Poller
 	Refresher *upstream.Refresher
 	// MCP serves sessions and endpoints over MCP; API is the HTTP API.
 	MCP *mcpserver.Server
@@ -171,6 +172,8 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 		Notify: a.Worker.Notify, AllowedFunc: guard.Webhooks().Allowed, LookupFunc: o.LookupFunc})
 	a.Triggers = trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: a.Executor,
 		Logger: log, BaseURL: cfg.BaseURL, Notify: a.Worker.Notify, Now: o.Now})
+	a.Poller = trigger.NewPoller(trigger.PollerOptions{Store: st, Catalog: cat, Caller: a.Executor, TenantFunc: a.Catalogs.Load,
+		Logger: log, Notify: a.Worker.Notify, Now: o.Now})
 	a.Links = connect.NewService(st, cfg.WebURL, o.Now)
 	a.Sessions = session.NewService(session.Options{Store: st, Accounts: a.Accounts, Executor: a.Executor, Links: a.Links,
 		BaseURL: cfg.BaseURL, Now: o.Now})
