@@ -41,6 +41,9 @@ const (
 // MinPollInterval is the floor under every poll trigger's interval.
 const MinPollInterval = time.Minute
 
+// MaxPollLag bounds a timestamp cursor's lag.
+const MaxPollLag = time.Hour
+
 // Poll is the list call of a poll trigger and how to read its answer.
 // Path, Query and Body take {config fields} of the trigger and {cursor}.
 type Poll struct {
@@ -73,6 +76,11 @@ type PollCursor struct {
 	// Format is how {cursor} is written for a timestamp cursor (rfc3339,
 	// unix or unixms; rfc3339 when left out).
 	Format string `yaml:"format" json:"format,omitempty"`
+	// Lag is how late the provider may list an item after its time (a
+	// search index that catches up): requests ask from that much before
+	// the cursor, and the items seen already are skipped (timestamp
+	// cursors with a field; at most MaxPollLag).
+	Lag Duration `yaml:"lag" json:"lag,omitempty"`
 	// Start is the call that yields the first token (token cursors).
 	Start *PollStart `yaml:"start" json:"start,omitempty"`
 	// Next lists dotted paths in the list answer where the next token may
@@ -196,6 +204,9 @@ func (v *validator) pollTrigger(p string, tr *Trigger, configProps map[string]js
 		if !slices.Contains([]string{"", FormatRFC3339, FormatUnix, FormatUnixMS}, c.Format) {
 			v.add(cp+".format", "%q must be rfc3339, unix or unixms", c.Format)
 		}
+		if c.Lag < 0 || time.Duration(c.Lag) > MaxPollLag || (c.Lag != 0 && c.Field == "") {
+			v.add(cp+".lag", "must be between 0 and %s, and only with a field", MaxPollLag)
+		}
 		if c.Field == "" && !usesCursor {
 			v.add(cp, "a timestamp cursor without a field must be sent: put {cursor} in the query or body")
 		}
@@ -234,8 +245,8 @@ func (v *validator) pollTrigger(p string, tr *Trigger, configProps map[string]js
 		if c.More != "" && !dottedPath(c.More) {
 			v.add(cp+".more", "%q is not a dotted path", c.More)
 		}
-		if c.Field != "" || c.Format != "" {
-			v.add(cp, "field and format belong to timestamp cursors")
+		if c.Field != "" || c.Format != "" || c.Lag != 0 {
+			v.add(cp, "field, format and lag belong to timestamp cursors")
 		}
 	case CursorCount:
 		if pl.ID != "" {
@@ -244,7 +255,7 @@ func (v *validator) pollTrigger(p string, tr *Trigger, configProps map[string]js
 		if usesCursor {
 			v.add(cp, "a count cursor is not sent to the provider; leave {cursor} out")
 		}
-		if c.Field != "" || c.Format != "" || c.Start != nil || len(c.Next) > 0 || c.More != "" {
+		if c.Field != "" || c.Format != "" || c.Lag != 0 || c.Start != nil || len(c.Next) > 0 || c.More != "" {
 			v.add(cp, "a count cursor takes only its type")
 		}
 	default:

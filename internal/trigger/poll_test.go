@@ -65,6 +65,45 @@ func TestPoll_Timestamp_FirstPollNoBacklog_ThenNewItemsOnceInOrder(t *testing.T)
 	}
 }
 
+func TestPoll_Lag_LateListedItemsEmittedOnce_IdleCursorMovesUp(t *testing.T) {
+	t.Parallel()
+	e := newPollEnv(t)
+	conn := e.connect()
+	created := e.clock.Now()
+	tr := e.create(conn, "pollme_item_indexed", nil)
+	e.fake.addItem("x", created.Add(90*time.Second), "")
+	e.clock.Advance(2 * time.Minute)
+	e.round()
+	wantFired(t, e.fired(tr.ID), "x")
+	// y happened before x but is listed only now, within the lag.
+	e.fake.addItem("y", created.Add(30*time.Second), "")
+	e.clock.Advance(time.Minute)
+	e.round()
+	wantFired(t, e.fired(tr.ID), "x", "y")
+	if q := e.fake.queries[len(e.fake.queries)-1].Get("since"); q != created.Format(time.RFC3339) {
+		t.Fatalf("since=%q: the lag reached before the trigger's creation", q)
+	}
+	e.clock.Advance(time.Minute)
+	e.round()
+	wantFired(t, e.fired(tr.ID), "x", "y")
+
+	// Eight quiet days: the request no longer asks from x's time.
+	for range 8 {
+		e.clock.Advance(24 * time.Hour)
+		e.round()
+	}
+	last := e.clock.Now()
+	e.clock.Advance(time.Minute)
+	e.round()
+	if q := e.fake.queries[len(e.fake.queries)-1].Get("since"); q != last.Add(-24*time.Hour-2*time.Minute).Format(time.RFC3339) {
+		t.Fatalf("since=%q after quiet days", q)
+	}
+	e.fake.addItem("z", e.clock.Now(), "")
+	e.clock.Advance(time.Minute)
+	e.round()
+	wantFired(t, e.fired(tr.ID), "x", "y", "z")
+}
+
 func TestPoll_ConfigFilterGoesIntoTheQuery(t *testing.T) {
 	t.Parallel()
 	e := newPollEnv(t)

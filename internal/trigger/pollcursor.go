@@ -17,13 +17,20 @@ import (
 // (a search index that lags); the items seen already are skipped by id.
 const pollOverlap = 5 * time.Minute
 
+// idleLift is how far behind the poll a timestamp cursor is moved up to
+// when it is older and the poll found nothing new.
+const idleLift = 24 * time.Hour
+
+// maxRecentKeys bounds the keys a timestamp cursor remembers.
+const maxRecentKeys = 1000
+
 // cursorState is a poll trigger's stored position. Which fields are used
 // depends on the cursor type:
 //   - timestamp: After (Unix ms) is the latest item time seen, or without a
 //     field the start of the previous poll; IDs are the items already
-//     emitted at After (with a field) or returned by the previous poll
-//     (without one); Floor (the trigger's creation) bounds how far back a
-//     request ever asks.
+//     emitted within the cursor's lag before After, as "ms:id" (with a
+//     field), or the ids the previous poll returned (without one); Floor
+//     (the trigger's creation) bounds how far back a request ever asks.
 //   - token: Token is the provider's position.
 //   - count: N is how many items the list had; Placed says it was counted.
 type cursorState struct {
@@ -68,10 +75,11 @@ func (c cursorState) queryCursor(pc catalog.PollCursor) string {
 	case catalog.CursorToken:
 		return c.Token
 	case catalog.CursorTimestamp:
-		at := c.After
+		lag := time.Duration(pc.Lag)
 		if pc.Field == "" {
-			at = max(c.Floor, at-pollOverlap.Milliseconds())
+			lag = pollOverlap
 		}
+		at := max(c.Floor, c.After-lag.Milliseconds())
 		return formatTime(time.UnixMilli(at).UTC(), pc.Format)
 	}
 	return ""
@@ -133,10 +141,12 @@ func newItems(pl *catalog.Poll, c cursorState, items []any, start time.Time) ([]
 		return out, next, nil
 	}
 	type timed struct {
-		id string
-		at int64
-		it any
+		key string
+		at  int64
+		it  any
 	}
+	lag := time.Duration(pl.Cursor.Lag).Milliseconds()
+	from := max(c.Floor, c.After-lag)
 	var fresh []timed
 	for _, it := range items {
 		id := itemID(pl, it)
@@ -144,24 +154,46 @@ func newItems(pl *catalog.Poll, c cursorState, items []any, start time.Time) ([]
 		if id == "" || !ok {
 			continue
 		}
-		if at < c.After || (at == c.After && slices.Contains(c.IDs, id)) {
+		key := strconv.FormatInt(at, 10) + ":" + id
+		if at < from || slices.Contains(c.IDs, key) {
 			continue
 		}
-		fresh = append(fresh, timed{id, at, it})
+		fresh = append(fresh, timed{key, at, it})
 	}
 	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].at < fresh[j].at })
-	next := c
+	next := cursorState{After: c.After, Floor: c.Floor, Placed: true}
 	out := make([]polledItem, 0, len(fresh))
 	for _, f := range fresh {
-		out = append(out, polledItem{key: "at:" + strconv.FormatInt(f.at, 10) + ":" + f.id, payload: f.it})
-		if f.at > next.After {
-			next.After, next.IDs = f.at, nil
+		out = append(out, polledItem{key: "at:" + f.key, payload: f.it})
+		next.After = max(next.After, f.at)
+	}
+	if len(fresh) == 0 && c.After < start.Add(-idleLift).UnixMilli() {
+		// Nothing new since an old cursor: move it up, so that requests do
+		// not ask ever further back (some providers refuse a bound too
+		// old). The request just made covered the time skipped.
+		next.After = start.Add(-idleLift).UnixMilli()
+	}
+	// Remember what was seen within the lag before the cursor: such items
+	// come again in the next answer.
+	keep := next.After - lag
+	for _, k := range c.IDs {
+		if keyTime(k) >= keep && len(next.IDs) < maxRecentKeys {
+			next.IDs = append(next.IDs, k)
 		}
-		if f.at == next.After && !slices.Contains(next.IDs, f.id) {
-			next.IDs = append(next.IDs, f.id)
+	}
+	for _, f := range fresh {
+		if f.at >= keep && len(next.IDs) < maxRecentKeys {
+			next.IDs = append(next.IDs, f.key)
 		}
 	}
 	return out, next, nil
+}
+
+// keyTime reads the time of a remembered "ms:id" key.
+func keyTime(k string) int64 {
+	ms, _, _ := strings.Cut(k, ":")
+	n, _ := strconv.ParseInt(ms, 10, 64)
+	return n
 }
 
 // newRows emits the rows past the counted ones; the first poll only counts.
