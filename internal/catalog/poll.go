@@ -33,9 +33,10 @@ const (
 
 // Cursor formats: how a timestamp cursor is written into a request.
 const (
-	FormatRFC3339 = "rfc3339" // 2026-01-02T03:04:05Z, whole seconds, UTC
-	FormatUnix    = "unix"    // seconds since 1970
-	FormatUnixMS  = "unixms"  // milliseconds since 1970
+	FormatRFC3339   = "rfc3339"   // 2026-01-02T03:04:05Z, whole seconds, UTC
+	FormatRFC3339MS = "rfc3339ms" // 2026-01-02T03:04:05.000Z, milliseconds, UTC
+	FormatUnix      = "unix"      // seconds since 1970
+	FormatUnixMS    = "unixms"    // milliseconds since 1970
 )
 
 // MinPollInterval is the floor under every poll trigger's interval.
@@ -54,8 +55,9 @@ type Poll struct {
 	Query map[string]string `yaml:"query" json:"query,omitempty"`
 	// Body is a JSON body (a POST search); placeholders fill its strings.
 	Body map[string]any `yaml:"body" json:"body,omitempty"`
-	// Items is the dotted path of the array of items in the answer.
-	Items string `yaml:"items" json:"items"`
+	// Items is the dotted path of the array of items in the answer; empty
+	// when the answer is the array.
+	Items string `yaml:"items" json:"items,omitempty"`
 	// ID is the dotted path of an item's id within the item (none for a
 	// count cursor, whose items are numbered by position).
 	ID     string     `yaml:"id" json:"id,omitempty"`
@@ -74,7 +76,7 @@ type PollCursor struct {
 	// Field is the dotted path of an item's time (timestamp cursors).
 	Field string `yaml:"field" json:"field,omitempty"`
 	// Format is how {cursor} is written for a timestamp cursor (rfc3339,
-	// unix or unixms; rfc3339 when left out).
+	// rfc3339ms, unix or unixms; rfc3339 when left out).
 	Format string `yaml:"format" json:"format,omitempty"`
 	// Lag is how late the provider may list an item after its time (a
 	// search index that catches up): requests ask from that much before
@@ -86,8 +88,9 @@ type PollCursor struct {
 	// Next lists dotted paths in the list answer where the next token may
 	// be; the first non-empty one is taken (token cursors).
 	Next []string `yaml:"next" json:"next,omitempty"`
-	// More is the dotted path of a value that, when present, says more
-	// pages wait: the trigger is polled again at once (token cursors).
+	// More is the dotted path of a value that, when present (true or a
+	// non-empty string), says more pages wait: the trigger is polled again
+	// at once (token cursors).
 	More string `yaml:"more" json:"more,omitempty"`
 }
 
@@ -96,6 +99,8 @@ type PollStart struct {
 	Method string            `yaml:"method" json:"method"`
 	Path   string            `yaml:"path" json:"path"`
 	Query  map[string]string `yaml:"query" json:"query,omitempty"`
+	// Body is a JSON body (an RPC-style API); placeholders are config fields.
+	Body map[string]any `yaml:"body" json:"body,omitempty"`
 	// Token is the dotted path of the token in the answer.
 	Token string `yaml:"token" json:"token"`
 }
@@ -185,8 +190,8 @@ func (v *validator) pollTrigger(p string, tr *Trigger, configProps map[string]js
 		eachPlaceholder(val, config("query."+k, true))
 	}
 	walkStrings(pl.Body, func(s string) { eachPlaceholder(s, config("body", true)) })
-	if pl.Items == "" || !dottedPath(pl.Items) {
-		v.add(pp+".items", "is required: the dotted path of the array of items in the answer")
+	if pl.Items != "" && !dottedPath(pl.Items) {
+		v.add(pp+".items", "%q is not the dotted path of the array of items in the answer (leave it out when the answer is the array)", pl.Items)
 	}
 	if pl.ID != "" && !dottedPath(pl.ID) {
 		v.add(pp+".id", "%q is not a dotted path", pl.ID)
@@ -201,8 +206,8 @@ func (v *validator) pollTrigger(p string, tr *Trigger, configProps map[string]js
 		if c.Field != "" && !dottedPath(c.Field) {
 			v.add(cp+".field", "%q is not a dotted path", c.Field)
 		}
-		if !slices.Contains([]string{"", FormatRFC3339, FormatUnix, FormatUnixMS}, c.Format) {
-			v.add(cp+".format", "%q must be rfc3339, unix or unixms", c.Format)
+		if !slices.Contains([]string{"", FormatRFC3339, FormatRFC3339MS, FormatUnix, FormatUnixMS}, c.Format) {
+			v.add(cp+".format", "%q must be rfc3339, rfc3339ms, unix or unixms", c.Format)
 		}
 		if c.Lag < 0 || time.Duration(c.Lag) > MaxPollLag || (c.Lag != 0 && c.Field == "") {
 			v.add(cp+".lag", "must be between 0 and %s, and only with a field", MaxPollLag)
@@ -229,6 +234,10 @@ func (v *validator) pollTrigger(p string, tr *Trigger, configProps map[string]js
 			v.pollPath(cp+".start.path", c.Start.Path, configProps, configRequired)
 			for k, val := range c.Start.Query {
 				eachPlaceholder(val, config("cursor.start.query."+k, false))
+			}
+			walkStrings(c.Start.Body, func(s string) { eachPlaceholder(s, config("cursor.start.body", false)) })
+			if c.Start.Method == "GET" && len(c.Start.Body) > 0 {
+				v.add(cp+".start.body", "a GET request sends no body")
 			}
 			if !dottedPath(c.Start.Token) {
 				v.add(cp+".start.token", "is required: where the token is in the answer")

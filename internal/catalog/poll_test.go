@@ -62,11 +62,11 @@ func TestLoad_PollTrigger_RejectsBadDefinitions(t *testing.T) {
 		{"query in path", "/folders/{folder}/items", "/folders/{folder}/items?x=1", "carry no query"},
 		{"optional path field", "required: [folder]", "required: []", "path placeholder {folder} must be a required config field"},
 		{"unknown placeholder", `tag: "{tag}"`, `tag: "{label}"`, "placeholder {label} is neither a config field nor cursor"},
-		{"no items", "items: data.items", "items: data..items", "dotted path of the array of items"},
+		{"bad items", "items: data.items", "items: data..items", "dotted path of the array of items"},
 		{"no id", "      id: id\n", "", "items are told apart by their id"},
 		{"cursor type", "type: timestamp", "type: clock", `"clock" must be timestamp, token or count`},
 		{"lag too long", "field: created_at}", "field: created_at, lag: 2h}", "lag: must be between 0 and 1h0m0s"},
-		{"format", "field: created_at}", "field: created_at, format: iso}", `"iso" must be rfc3339, unix or unixms`},
+		{"format", "field: created_at}", "field: created_at, format: iso}", `"iso" must be rfc3339, rfc3339ms, unix or unixms`},
 		{"unsent timeless cursor", `{since: "{cursor}", tag: "{tag}"}
       items: data.items
       id: id

@@ -173,7 +173,11 @@ func (p *Poller) poll(ctx context.Context, t store.Trigger, pl *catalog.Poll, cu
 	if pl.Cursor.Type == catalog.CursorToken && cur.Token == "" {
 		// The first poll only learns where the provider stands now.
 		s := pl.Cursor.Start
-		res, err := p.Caller.CallAPI(ctx, tn, t.ConnectionID, s.Method, pollTarget(s.Path, s.Query, vars), nil, false)
+		var body any
+		if len(s.Body) > 0 {
+			body = pollBody(s.Body, vars)
+		}
+		res, err := p.Caller.CallAPI(ctx, tn, t.ConnectionID, s.Method, pollTarget(s.Path, s.Query, vars), body, false)
 		if err != nil {
 			return cur, false, err
 		}
@@ -192,7 +196,10 @@ func (p *Poller) poll(ctx context.Context, t store.Trigger, pl *catalog.Poll, cu
 	if err != nil {
 		return cur, false, err
 	}
-	raw := catalog.SelectPath(res, pl.Items)
+	raw := res
+	if pl.Items != "" {
+		raw = catalog.SelectPath(res, pl.Items)
+	}
 	items, ok := raw.([]any)
 	if raw != nil && !ok {
 		return cur, false, fmt.Errorf("the answer has no list of items at %s", pl.Items)
@@ -209,7 +216,10 @@ func (p *Poller) poll(ctx context.Context, t store.Trigger, pl *catalog.Poll, cu
 				break
 			}
 		}
-		more = pl.Cursor.More != "" && text(catalog.SelectPath(res, pl.Cursor.More)) != ""
+		if pl.Cursor.More != "" {
+			m := catalog.SelectPath(res, pl.Cursor.More)
+			more = m == true || text(m) != ""
+		}
 		if next.Token == cur.Token && !more && len(pl.Cursor.Next) > 0 && text(catalog.SelectPath(res, pl.Cursor.Next[0])) == "" {
 			// No next position at all: keep the token, but say so.
 			p.Logger.WarnContext(ctx, "a poll answer named no next token; the trigger keeps its position", "trigger_id", t.ID)

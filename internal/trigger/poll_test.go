@@ -204,6 +204,49 @@ func TestPoll_Token_FirstPollTakesPosition_PagesFollowAtOnce(t *testing.T) {
 	wantFired(t, e.fired(tr.ID), "c1", "c2", "c3", "c4", "c5")
 }
 
+func TestPoll_Token_PositionInTheBody_MoreAsABoolean(t *testing.T) {
+	t.Parallel()
+	e := newPollEnv(t)
+	conn := e.connect()
+	e.fake.changes = []string{"old"}
+	tr := e.create(conn, "pollme_feed_entry", map[string]any{"path": "/inbox"})
+	e.round()
+	if st := e.state(tr.ID); st.Failures != 0 || !strings.Contains(st.Cursor, `"token":"1"`) {
+		t.Fatalf("start: %+v", st)
+	}
+	e.fake.mu.Lock()
+	e.fake.changes = append(e.fake.changes, "e1", "e2", "e3")
+	e.fake.mu.Unlock()
+	e.clock.Advance(time.Minute)
+	e.round()
+	e.round()
+	if n := e.round(); n != 0 {
+		t.Fatalf("polled again at once after has_more false (%d)", n)
+	}
+	wantFired(t, e.fired(tr.ID), "e1", "e2", "e3")
+}
+
+func TestPoll_BareArrayAnswer_MillisecondCursor(t *testing.T) {
+	t.Parallel()
+	e := newPollEnv(t)
+	conn := e.connect()
+	created := e.clock.Now()
+	e.fake.addItem("before", created.Add(-time.Minute), "")
+	tr := e.create(conn, "pollme_audit_event", nil)
+	e.fake.addItem("after", created.Add(1500*time.Millisecond), "")
+	e.round()
+	wantFired(t, e.fired(tr.ID), "after")
+	e.clock.Advance(time.Minute)
+	e.round()
+	wantFired(t, e.fired(tr.ID), "after")
+	if st := e.state(tr.ID); st.Failures != 0 {
+		t.Fatalf("state %+v", st)
+	}
+	if q := e.fake.queries[len(e.fake.queries)-1].Get("since"); q != created.Add(1500*time.Millisecond).Format("2006-01-02T15:04:05.000Z") {
+		t.Fatalf("since=%q", q)
+	}
+}
+
 func TestPoll_Count_RowsAddedAfterTheFirstPoll(t *testing.T) {
 	t.Parallel()
 	e := newPollEnv(t)

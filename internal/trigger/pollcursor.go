@@ -91,6 +91,8 @@ func formatTime(t time.Time, format string) string {
 		return strconv.FormatInt(t.Unix(), 10)
 	case catalog.FormatUnixMS:
 		return strconv.FormatInt(t.UnixMilli(), 10)
+	case catalog.FormatRFC3339MS:
+		return t.Truncate(time.Millisecond).Format("2006-01-02T15:04:05.000Z07:00")
 	}
 	// Whole seconds, rounded down: the request asks from a little before
 	// the cursor, and the items already seen are skipped.

@@ -201,6 +201,42 @@ func (f *pollProvider) serve(w http.ResponseWriter, r *http.Request) {
 			res["newStart"] = strconv.Itoa(end)
 		}
 		_ = json.NewEncoder(w).Encode(res)
+	case r.URL.Path == "/api/feed/latest":
+		var b map[string]any
+		_ = json.Unmarshal(body, &b)
+		if b["path"] != "/inbox" || r.Method != "POST" {
+			w.WriteHeader(400)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"cursor": strconv.Itoa(len(f.changes))})
+	case r.URL.Path == "/api/feed/continue":
+		var b map[string]any
+		_ = json.Unmarshal(body, &b)
+		n, err := strconv.Atoi(fmt.Sprint(b["cursor"]))
+		if err != nil || n > len(f.changes) {
+			w.WriteHeader(409)
+			return
+		}
+		end := min(n+2, len(f.changes))
+		out := []map[string]any{}
+		for _, id := range f.changes[n:end] {
+			out = append(out, map[string]any{"id": id})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"entries": out, "cursor": strconv.Itoa(end), "has_more": end < len(f.changes)})
+	case r.URL.Path == "/api/audit":
+		f.queries = append(f.queries, url.Values{"since": {q.Get("since")}})
+		since, err := time.Parse(time.RFC3339Nano, q.Get("since"))
+		if err != nil || !strings.Contains(q.Get("since"), ".") {
+			w.WriteHeader(400)
+			return
+		}
+		out := []map[string]any{}
+		for _, it := range f.items {
+			if !it.created.Before(since) {
+				out = append(out, map[string]any{"uuid": it.id, "published": it.created.Format("2006-01-02T15:04:05.000Z")})
+			}
+		}
+		_ = json.NewEncoder(w).Encode(out)
 	case strings.HasPrefix(r.URL.Path, "/api/sheets/"):
 		_ = json.NewEncoder(w).Encode(map[string]any{"values": f.rows})
 	default:
@@ -363,6 +399,8 @@ func (e *pollEnv) fired(triggerID string) []string {
 		var item map[string]any
 		_ = json.Unmarshal(ev.Data.Payload, &item)
 		if id, ok := item["id"].(string); ok {
+			out = append(out, id)
+		} else if id, ok := item["uuid"].(string); ok {
 			out = append(out, id)
 		} else {
 			out = append(out, fmt.Sprint("row", item["row"]))
