@@ -13,26 +13,41 @@ import (
 )
 
 // sampleConfig fills every config property of a trigger with a value its
-// schema accepts.
+// schema accepts, trying a few shapes of ids.
 func sampleConfig(t *testing.T, def *catalog.Trigger) map[string]any {
 	t.Helper()
 	var doc struct {
-		Properties map[string]struct {
-			Pattern string `json:"pattern"`
-		} `json:"properties"`
+		Properties map[string]any `json:"properties"`
 	}
 	_ = json.Unmarshal(def.ConfigSchema, &doc)
-	cfg := map[string]any{}
-	for name, prop := range doc.Properties {
-		cfg[name] = "Sample_01"
-		if strings.Contains(prop.Pattern, "0-9a-fA-F") {
-			cfg[name] = "0123456789abcdef0123456789abcdef"
+	var names []string
+	for name := range doc.Properties {
+		names = append(names, name)
+	}
+	candidates := []string{"Sample_01", "0123456789abcdef0123456789abcdef", "/Sample folder", "123456789012345678"}
+	combos := 1
+	for range names {
+		combos *= len(candidates)
+	}
+	for n := range combos {
+		cfg := map[string]any{}
+		for i, name := range names {
+			cfg[name] = candidates[n/pow(len(candidates), i)%len(candidates)]
+		}
+		if def.ValidateConfig(cfg) == nil {
+			return cfg
 		}
 	}
-	if err := def.ValidateConfig(cfg); err != nil {
-		t.Fatalf("%s: the sample config does not validate: %v", def.ID, err)
+	t.Fatalf("%s: no sample config validates", def.ID)
+	return nil
+}
+
+func pow(b, e int) int {
+	n := 1
+	for range e {
+		n *= b
 	}
-	return cfg
+	return n
 }
 
 // TestPollRequests_BuiltInDefinitionsMakeRequestsTheProxyAccepts builds
