@@ -95,6 +95,11 @@ func (p *Poller) Run(ctx context.Context) {
 // RunOnce claims one batch of due triggers, polls them concurrently and
 // records the outcomes. It returns how many it polled.
 func (p *Poller) RunOnce(ctx context.Context) (int, error) {
+	// A read first: claiming is a write, and most rounds find nothing due.
+	due, some, err := p.Store.NextPollDue(ctx)
+	if err != nil || !some || due.After(p.Now()) {
+		return 0, err
+	}
 	batch, err := p.Store.ClaimPolls(ctx, p.owner, p.Batch, p.Lease)
 	if err != nil || len(batch) == 0 {
 		return 0, err
