@@ -76,7 +76,8 @@ type PollCursor struct {
 	// Field is the dotted path of an item's time (timestamp cursors).
 	Field string `yaml:"field" json:"field,omitempty"`
 	// Format is how {cursor} is written for a timestamp cursor (rfc3339,
-	// rfc3339ms, unix or unixms; rfc3339 when left out).
+	// rfc3339ms, unix or unixms, or a Go time layout written in UTC, such
+	// as "DateTime(2006,01,02,15,04,05)"; rfc3339 when left out).
 	Format string `yaml:"format" json:"format,omitempty"`
 	// Lag is how late the provider may list an item after its time (a
 	// search index that catches up): requests ask from that much before
@@ -206,8 +207,8 @@ func (v *validator) pollTrigger(p string, tr *Trigger, configProps map[string]js
 		if c.Field != "" && !dottedPath(c.Field) {
 			v.add(cp+".field", "%q is not a dotted path", c.Field)
 		}
-		if !slices.Contains([]string{"", FormatRFC3339, FormatRFC3339MS, FormatUnix, FormatUnixMS}, c.Format) {
-			v.add(cp+".format", "%q must be rfc3339, rfc3339ms, unix or unixms", c.Format)
+		if !slices.Contains([]string{"", FormatRFC3339, FormatRFC3339MS, FormatUnix, FormatUnixMS}, c.Format) && !strings.Contains(c.Format, "2006") {
+			v.add(cp+".format", "%q must be rfc3339, rfc3339ms, unix, unixms or a Go time layout (2006-01-02 15:04)", c.Format)
 		}
 		if c.Lag < 0 || time.Duration(c.Lag) > MaxPollLag || (c.Lag != 0 && c.Field == "") {
 			v.add(cp+".lag", "must be between 0 and %s, and only with a field", MaxPollLag)

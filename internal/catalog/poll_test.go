@@ -66,7 +66,7 @@ func TestLoad_PollTrigger_RejectsBadDefinitions(t *testing.T) {
 		{"no id", "      id: id\n", "", "items are told apart by their id"},
 		{"cursor type", "type: timestamp", "type: clock", `"clock" must be timestamp, token or count`},
 		{"lag too long", "field: created_at}", "field: created_at, lag: 2h}", "lag: must be between 0 and 1h0m0s"},
-		{"format", "field: created_at}", "field: created_at, format: iso}", `"iso" must be rfc3339, rfc3339ms, unix or unixms`},
+		{"format", "field: created_at}", "field: created_at, format: iso}", `"iso" must be rfc3339, rfc3339ms, unix, unixms or a Go time layout`},
 		{"unsent timeless cursor", `{since: "{cursor}", tag: "{tag}"}
       items: data.items
       id: id

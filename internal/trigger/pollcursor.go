@@ -3,6 +3,7 @@ package trigger
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -93,6 +94,10 @@ func formatTime(t time.Time, format string) string {
 		return strconv.FormatInt(t.UnixMilli(), 10)
 	case catalog.FormatRFC3339MS:
 		return t.Truncate(time.Millisecond).Format("2006-01-02T15:04:05.000Z07:00")
+	case "", catalog.FormatRFC3339:
+	default:
+		// A layout of the provider's own (validated at load).
+		return t.UTC().Format(format)
 	}
 	// Whole seconds, rounded down: the request asks from a little before
 	// the cursor, and the items already seen are skipped.
@@ -235,6 +240,9 @@ var timeLayouts = []string{
 	"2006-01-02",
 }
 
+// msDate is a Microsoft JSON date: /Date(1573755038314+0000)/.
+var msDate = regexp.MustCompile(`^/Date\((-?\d+)([+-]\d{4})?\)/$`)
+
 // parseTime reads an item time: an RFC 3339 or similar string, or a
 // number of seconds or milliseconds since 1970 (as a number or digits).
 // It returns Unix milliseconds.
@@ -246,6 +254,12 @@ func parseTime(v any) (int64, bool) {
 		s := strings.TrimSpace(x)
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return epoch(n), true
+		}
+		if m := msDate.FindStringSubmatch(s); m != nil {
+			// Microsoft's JSON date (Xero): milliseconds since 1970 in UTC;
+			// the offset only says where it was shown.
+			n, err := strconv.ParseInt(m[1], 10, 64)
+			return n, err == nil
 		}
 		for _, l := range timeLayouts {
 			if t, err := time.Parse(l, s); err == nil {
