@@ -24,7 +24,7 @@ func sampleConfig(t *testing.T, def *catalog.Trigger) map[string]any {
 	for name := range doc.Properties {
 		names = append(names, name)
 	}
-	candidates := []string{"Sample_01", "0123456789abcdef0123456789abcdef", "/Sample folder", "123456789012345678"}
+	candidates := []string{"Sample_01", "0123456789abcdef0123456789abcdef", "/Sample folder", "123456789012345678", "appABCDEFGH123456"}
 	combos := 1
 	for range names {
 		combos *= len(candidates)
