@@ -209,6 +209,10 @@ func (p *Poller) poll(ctx context.Context, t store.Trigger, pl *catalog.Poll, cu
 	if raw != nil && !ok {
 		return cur, false, fmt.Errorf("the answer has no list of items at %s", pl.Items)
 	}
+	if m, isMap := res.(map[string]any); raw == nil && isMap && m["errors"] != nil {
+		// A GraphQL answer that failed: an error, not an empty list.
+		return cur, false, errors.New("the provider answered with errors and no items")
+	}
 	fresh, next, err := newItems(pl, cur, items, start)
 	if err != nil {
 		return cur, false, err

@@ -436,6 +436,25 @@ func TestPoll_ReauthRequired_PausesUntilReconnected(t *testing.T) {
 	wantFired(t, e.fired(tr.ID), "after")
 }
 
+func TestPoll_ErrorsAnswer_IsAFailureNotAnEmptyList(t *testing.T) {
+	t.Parallel()
+	e := newPollEnv(t)
+	conn := e.connect()
+	tr := e.create(conn, "pollme_item_created", nil)
+	e.fake.mu.Lock()
+	e.fake.answers = []string{`{"errors":[{"message":"no such board"}]}`, `{"items":"not a list"}`}
+	e.fake.mu.Unlock()
+	e.round()
+	if st := e.state(tr.ID); st.Failures != 1 || !strings.Contains(st.LastError, "errors") {
+		t.Fatalf("after an errors answer: %+v", st)
+	}
+	e.clock.Advance(2 * time.Minute)
+	e.round()
+	if st := e.state(tr.ID); st.Failures != 2 || !strings.Contains(st.LastError, "no list of items") {
+		t.Fatalf("after an answer without a list: %+v", st)
+	}
+}
+
 func TestPoll_DeletingTheTriggerEndsItsPolls(t *testing.T) {
 	t.Parallel()
 	e := newPollEnv(t)

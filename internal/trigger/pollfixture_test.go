@@ -80,10 +80,12 @@ type pollProvider struct {
 	changes  []string
 	rows     [][]any
 	fail     []fakeFailure
-	revoked  bool
-	tokens   int
-	calls    map[string]int
-	queries  []url.Values
+	// answers are 200 bodies sent, in order, instead of the next answers.
+	answers []string
+	revoked bool
+	tokens  int
+	calls   map[string]int
+	queries []url.Values
 	// callsByTrigger counts list calls per item tag (one tag per trigger
 	// in the replica test).
 	callsByTag map[string]int
@@ -143,6 +145,12 @@ func (f *pollProvider) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(fl.status)
 		_, _ = io.WriteString(w, `{"error":"injected"}`)
+		return
+	}
+	if len(f.answers) > 0 {
+		a := f.answers[0]
+		f.answers = f.answers[1:]
+		_, _ = io.WriteString(w, a)
 		return
 	}
 	authz := r.Header.Get("Authorization")
