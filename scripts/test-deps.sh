@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the Node.js and Chromium tests need, so that `go test ./...`
 # runs them instead of skipping them: the npm packages of tests/mcp-client
-# (the official TypeScript MCP SDK), tests/browser (playwright-core) and
-# tests/mcp-upstream (server-everything). Node.js 20 or newer and Debian's
+# (the official TypeScript MCP SDK), tests/browser (playwright-core),
+# tests/mcp-upstream (server-everything) and clients/typescript (the
+# TypeScript SDK's generator and compiler, for tests/sdk). Node.js 20 or newer and Debian's
 # Chromium at /usr/bin/chromium must be on the machine; this script says how
 # to get them when they are not (it installs no system package itself).
 # `make test-all` runs it and then the tests with nothing skipped.
@@ -28,7 +29,7 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 [ "$missing" = 0 ] || exit 1
 
-for d in tests/mcp-client tests/browser tests/mcp-upstream; do
+for d in tests/mcp-client tests/browser tests/mcp-upstream clients/typescript; do
   echo "test-deps: npm ci in $d"
   (cd "$d" && npm ci --no-audit --no-fund --loglevel=error)
 done

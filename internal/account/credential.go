@@ -247,3 +247,15 @@ func ParseCredential(raw json.RawMessage, con *catalog.Connector, method *catalo
 	}
 	return c, scopes, nil
 }
+
+// Secrets returns the credential's secret values (keys, passwords, tokens,
+// private keys, custom fields), for the execution log to redact wherever
+// they appear in a stored payload.
+func (c Credential) Secrets() []string {
+	out := []string{c.APIKey, c.Password, c.AccessToken, c.RefreshToken, c.ClientSecret, c.SecretAccessKey,
+		c.SessionToken, c.PrivateKey}
+	for _, v := range c.Fields {
+		out = append(out, v)
+	}
+	return out
+}

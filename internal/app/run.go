@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 )
 
 // namedServer is one listener's HTTP server.
@@ -30,6 +32,9 @@ func (a *App) Run(ctx context.Context) error {
 	listeners := []listener{{"base", cfg.Addr, a.API.Handler()}, {"mcp", cfg.MCPAddr, a.API.MCPHandler()}}
 	if cfg.AssetsAddr != "" {
 		listeners = append(listeners, listener{"assets", cfg.AssetsAddr, a.API.AssetsHandler()})
+	}
+	if cfg.MetricsAddr != "" && a.Metrics != nil {
+		listeners = append(listeners, listener{"metrics", cfg.MetricsAddr, a.Metrics.Handler()})
 	}
 	// Every address is bound before anything serves, so a taken port
 	// fails the start with nothing half running.
@@ -92,7 +97,10 @@ func (a *App) startJobs(ctx context.Context) {
 	wg.Go(func() { a.Executor.Run(runCtx, 15*time.Second) })
 	wg.Go(func() { a.Worker.Run(runCtx) })
 	wg.Go(func() { a.Poller.Run(runCtx) })
-	wg.Go(func() { janitor(runCtx, a.Store, a.Logger) })
+	wg.Go(func() { janitor(runCtx, a.Store, a.Logger, a.logRetention()) })
+	// The execution log's writer; when it stops it writes what is queued,
+	// after the listeners have stopped adding (Close).
+	wg.Go(func() { a.ExecLog.Run(runCtx) })
 	wg.Go(func() { a.Refresher.Run(runCtx, 15*time.Minute) })
 	// What keeps the API key, session and endpoint caches in step with
 	// every process's writes (PostgreSQL: a listener; SQLite: a change
@@ -103,6 +111,14 @@ func (a *App) startJobs(ctx context.Context) {
 		cancel()
 		wg.Wait()
 	}
+}
+
+// logRetention is how long execution log records are kept.
+func (a *App) logRetention() time.Duration {
+	if a.Config.LogRetention > 0 {
+		return a.Config.LogRetention
+	}
+	return execlog.DefaultRetention
 }
 
 // shutdownTimeout is how long in-flight requests may finish on stop.
@@ -135,6 +151,8 @@ func (a *App) publicURL(listener string) string {
 		return a.Config.MCPURL
 	case "assets":
 		return a.Config.AssetsURL
+	case "metrics":
+		return "" // not public: scraped on its listen address
 	}
 	return a.Config.BaseURL
 }

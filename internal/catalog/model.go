@@ -134,6 +134,10 @@ type API struct {
 	// Transport is how a project's MCP server is reached: empty for
 	// Streamable HTTP, TransportSSE for the older HTTP+SSE transport.
 	Transport string `yaml:"transport" json:"transport,omitempty"`
+	// PropagateTrace sends the W3C traceparent of the provider call's span
+	// with every tool and proxy request, when tracing is on. Off unless the
+	// provider documents that it accepts the header.
+	PropagateTrace bool `yaml:"propagateTrace" json:"propagateTrace,omitempty"`
 }
 
 // TransportSSE marks an MCP server that speaks only the HTTP+SSE transport

@@ -333,17 +333,19 @@ func (p *Program) adminProjectSet(ctx context.Context, args []string) error {
 	connectAccent := a.fs.String("connect-accent", "", "accent colour of the Connect page, as #rrggbb")
 	connectLogo := a.fs.String("connect-logo", "", "asset key of the Connect page logo (from 'admin asset upload')")
 	selfManage := a.fs.Bool("connect-self-manage", false, "let users rename and remove their accounts on the Connect page")
+	logPayloads := a.fs.Bool("log-payloads", false, "also store tool inputs and outputs in the execution log, redacted and capped (docs/execution-log.md)")
+	logRedact := a.fs.String("log-redact", "", "comma-separated field names the execution log redacts beside the built-in ones (replaces the list)")
 	pos, err := a.parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: switchboard admin project set PROJECT_ID [--redirect-urls URL[,URL…]] [--connect-name …] [--connect-accent #rrggbb] [--connect-logo KEY] [--connect-self-manage=true|false] [--json]")
+		return usagef("usage: switchboard admin project set PROJECT_ID [--redirect-urls URL[,URL…]] [--connect-name …] [--connect-accent #rrggbb] [--connect-logo KEY] [--connect-self-manage=true|false] [--log-payloads=true|false] [--log-redact NAME[,NAME…]] [--json]")
 	}
 	set := map[string]bool{}
 	a.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if len(set) == 0 || (len(set) == 1 && set["json"]) {
-		return usagef("nothing to set: give --redirect-urls or a --connect-… setting")
+		return usagef("nothing to set: give --redirect-urls, a --connect-… or a --log-… setting")
 	}
 	if set["connect-accent"] && !accentPattern.MatchString(*connectAccent) {
 		return usagef("--connect-accent %q must be a colour such as #4f46e5", *connectAccent)
@@ -391,6 +393,29 @@ func (p *Program) adminProjectSet(ctx context.Context, args []string) error {
 	if err := st.SetConnectSettings(ctx, pos[0], cs); err != nil {
 		return err
 	}
+	ls, err := st.GetLogSettings(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	if set["log-payloads"] || set["log-redact"] {
+		if set["log-payloads"] {
+			ls.Payloads = *logPayloads
+		}
+		if set["log-redact"] {
+			ls.Redact = nil
+			for _, n := range strings.Split(*logRedact, ",") {
+				if n = strings.TrimSpace(n); n != "" {
+					ls.Redact = append(ls.Redact, n)
+				}
+			}
+		}
+		if err := st.SetLogSettings(ctx, pos[0], ls); err != nil {
+			return err
+		}
+	}
+	if ls.Redact == nil {
+		ls.Redact = []string{}
+	}
 	allowed, err := st.RedirectURLs(ctx, pos[0])
 	if err != nil {
 		return err
@@ -400,10 +425,11 @@ func (p *Program) adminProjectSet(ctx context.Context, args []string) error {
 	}
 	if *a.asJSON {
 		return printJSON(p.Stdout, map[string]any{"id": pos[0], "redirectUrls": allowed, "connect": map[string]any{
-			"name": cs.Name, "accent": cs.Accent, "logo": cs.LogoKey, "selfManage": cs.SelfManage}})
+			"name": cs.Name, "accent": cs.Accent, "logo": cs.LogoKey, "selfManage": cs.SelfManage},
+			"log": map[string]any{"payloads": ls.Payloads, "redact": ls.Redact}})
 	}
-	fmt.Fprintf(p.Stdout, "project %s: %d redirect URLs; Connect page name %q, accent %q, self-management %v\n",
-		pos[0], len(allowed), cs.Name, cs.Accent, cs.SelfManage)
+	fmt.Fprintf(p.Stdout, "project %s: %d redirect URLs; Connect page name %q, accent %q, self-management %v; log payloads %v\n",
+		pos[0], len(allowed), cs.Name, cs.Accent, cs.SelfManage, ls.Payloads)
 	return nil
 }
 

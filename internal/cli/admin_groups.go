@@ -37,8 +37,8 @@ var adminGroups = []adminGroup{
 	{name: "project", summary: "projects (tenants) and their Connect page settings", commands: []adminVerb{
 		{"create", "NAME [--json]", "create a project", (*Program).adminProjectCreate},
 		{"list", "[--json]", "list projects", (*Program).adminProjectList},
-		{"set", "ID [--redirect-urls URL[,URL…]] [--connect-name …] [--connect-accent #rrggbb] [--connect-logo KEY] [--connect-self-manage]",
-			"change a project's redirect URLs and Connect page", (*Program).adminProjectSet},
+		{"set", "ID [--redirect-urls URL[,URL…]] [--connect-name …] [--connect-accent #rrggbb] [--connect-logo KEY] [--connect-self-manage] [--log-payloads] [--log-redact NAME[,NAME…]]",
+			"change a project's redirect URLs, Connect page and execution log settings", (*Program).adminProjectSet},
 	}},
 	{name: "key", summary: "API keys of a project", commands: []adminVerb{
 		{"create", "--project ID [--name N] [--expires 720h] [--json]", "create an API key (shown once)", (*Program).adminKeyCreate},
@@ -91,6 +91,10 @@ var adminGroups = []adminGroup{
 	{name: "connectors", summary: "a project's own connectors (imported APIs and MCP servers)", commands: []adminVerb{
 		{"list", "--project ID [--json]", "list them", connectorsVerb("list")},
 		{"remove", "--project ID CONNECTOR_ID", "remove one", connectorsVerb("remove")},
+	}},
+	{name: "logs", summary: "the execution log: one record per tool call", commands: []adminVerb{
+		{"", "--project ID [--user U] [--connector C] [--tool T] [--outcome O] [--since T] [--until T] [--limit 50] [--json]",
+			"print a project's tool calls, newest first", (*Program).adminLogs},
 	}},
 	{name: "rekey", summary: "reseal every stored secret under the primary key", commands: []adminVerb{
 		{"", "[--batch 200] [--json]", "reseal, then list the key ids no longer needed", (*Program).adminRekey},

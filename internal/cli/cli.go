@@ -53,7 +53,7 @@ Usage:
   switchboard admin project create NAME     create a project
   switchboard admin project list            list projects
   switchboard admin project set ID [--redirect-urls URL[,URL…]] [--connect-name …] [--connect-accent #rrggbb]
-      [--connect-logo ASSET_KEY] [--connect-self-manage=true|false]
+      [--connect-logo ASSET_KEY] [--connect-self-manage=true|false] [--log-payloads=true|false] [--log-redact NAME,…]
   switchboard admin asset upload --project ID FILE   (an image, served content-addressed)
   switchboard admin key create --project ID [--name N] [--expires 720h]
   switchboard admin key list --project ID
@@ -73,6 +73,8 @@ Usage:
   switchboard admin mcp-server add --project ID --id my_crm --url https://… [--name …] [--header 'X-Api-Key: …']
   switchboard admin mcp-server list|refresh|remove --project ID [--id …]
   switchboard admin connectors list --project ID | remove --project ID CONNECTOR_ID   (a project's own connectors)
+  switchboard admin logs --project ID [--user U] [--connector C] [--tool T] [--outcome O] [--since T] [--until T]
+      [--limit 50] [--json]   (the execution log, newest first)
   switchboard admin rekey [--batch N]        reseal every stored secret under the primary key
   switchboard catalog export [--format catalog|spec-match]
   switchboard catalog check [--dir catalog] [--only IDS] [--shared ../shared] [--index FILE] [--verbose]

@@ -31,6 +31,7 @@ func TestDefaults_WorkWithNoConfiguration(t *testing.T) {
 		MCPURL: "http://localhost:8081", AssetsURL: "http://localhost:8080/assets",
 		DatabaseURL: "sqlite:./data/switchboard.db", SecretKeyFile: "./data/secret.key",
 		LogLevel: "info", LogFormat: "auto", ShutdownTimeout: 20 * time.Second, MaxBodyBytes: 1 << 20, BodyReadTimeout: 30 * time.Second,
+		LogRetention: 30 * 24 * time.Hour,
 	}
 	if !reflect.DeepEqual(*cfg, want) {
 		t.Fatalf("got  %+v\nwant %+v", *cfg, want)
@@ -45,14 +46,14 @@ func TestFlagsOverrideEnvironment(t *testing.T) {
 		"SWITCHBOARD_LOG_LEVEL":        "debug",
 		"SWITCHBOARD_SHUTDOWN_TIMEOUT": "5s",
 	}
-	cfg, err := load(t, env, "--database-url", "sqlite:/tmp/flag.db", "--shutdown-timeout", "7s", "--body-read-timeout", "3s")
+	cfg, err := load(t, env, "--database-url", "sqlite:/tmp/flag.db", "--shutdown-timeout", "7s", "--body-read-timeout", "3s", "--log-retention", "36h")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Addr != ":9000" || cfg.BaseURL != "http://localhost:9000" || cfg.LogLevel != "debug" {
 		t.Errorf("environment not applied: %+v", cfg)
 	}
-	if cfg.DatabaseURL != "sqlite:/tmp/flag.db" || cfg.ShutdownTimeout != 7*time.Second || cfg.BodyReadTimeout != 3*time.Second {
+	if cfg.DatabaseURL != "sqlite:/tmp/flag.db" || cfg.ShutdownTimeout != 7*time.Second || cfg.BodyReadTimeout != 3*time.Second || cfg.LogRetention != 36*time.Hour {
 		t.Errorf("flag did not win: %+v", cfg)
 	}
 }
@@ -70,13 +71,14 @@ func TestValidate_ReportsEveryBadValue(t *testing.T) {
 		"SWITCHBOARD_MAX_BODY_BYTES":    "ten",
 		"SWITCHBOARD_OUTBOUND_ALLOW":    "10.0.0.0",
 		"SWITCHBOARD_BODY_READ_TIMEOUT": "0s",
+		"SWITCHBOARD_LOG_RETENTION":     "10m",
 	}
 	_, err := load(t, env)
 	if err == nil {
 		t.Fatal("no error")
 	}
 	for _, want := range []string{`addr "nope"`, `base URL "ftp://x"`, "sqlite: or postgres://", `key "k1"`,
-		`log level "loud"`, `log format "xml"`, `shutdown timeout "-1s"`, `max body bytes "ten"`, `outbound allow: "10.0.0.0"`, `body read timeout "0s"`} {
+		`log level "loud"`, `log format "xml"`, `shutdown timeout "-1s"`, `max body bytes "ten"`, `outbound allow: "10.0.0.0"`, `body read timeout "0s"`, `log retention "10m"`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %s:\n%v", want, err)
 		}
@@ -153,6 +155,33 @@ func TestDatabaseMaxConns(t *testing.T) {
 	for _, bad := range []string{"0", "-1", "1001", "many"} {
 		if _, err := load(t, nil, "--database-max-conns", bad); err == nil || !strings.Contains(err.Error(), "database max conns") {
 			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+func TestTelemetrySettings(t *testing.T) {
+	t.Parallel()
+	cfg, err := load(t, nil)
+	if err != nil || cfg.MetricsAddr != "" || cfg.Tracing {
+		t.Fatalf("defaults: %v metrics %q tracing %v; want both off", err, cfg.MetricsAddr, cfg.Tracing)
+	}
+	cfg, err = load(t, map[string]string{"SWITCHBOARD_METRICS_ADDR": "127.0.0.1:9090", "SWITCHBOARD_OTEL": "1"})
+	if err != nil || cfg.MetricsAddr != "127.0.0.1:9090" || !cfg.Tracing {
+		t.Fatalf("set: %v metrics %q tracing %v", err, cfg.MetricsAddr, cfg.Tracing)
+	}
+	// The standard OTLP endpoint variable turns tracing on by itself.
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} {
+		if cfg, err := load(t, map[string]string{v: "http://collector:4318"}); err != nil || !cfg.Tracing {
+			t.Errorf("%s: %v tracing %v", v, err, cfg.Tracing)
+		}
+	}
+	if cfg, err := load(t, nil, "--otel"); err != nil || !cfg.Tracing {
+		t.Errorf("--otel: %v tracing %v", err, cfg.Tracing)
+	}
+	for _, bad := range []map[string]string{{"SWITCHBOARD_OTEL": "yes"}, {"SWITCHBOARD_METRICS_ADDR": "9090"},
+		{"SWITCHBOARD_METRICS_ADDR": "127.0.0.1:8080"}, {"SWITCHBOARD_METRICS_ADDR": "127.0.0.1:8081"}} {
+		if _, err := load(t, bad); err == nil {
+			t.Errorf("%v accepted", bad)
 		}
 	}
 }

@@ -20,14 +20,18 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
@@ -42,6 +46,10 @@ type Options struct {
 	Keyring *secret.Keyring
 	Logger  *slog.Logger
 	Now     func() time.Time
+	// Metrics and Tracer record calls, provider latency and token
+	// refreshes; nil turns each off.
+	Metrics *telemetry.Metrics
+	Tracer  *telemetry.Tracer
 }
 
 // Executor runs tools and proxy calls. It is safe for concurrent use.
@@ -52,6 +60,8 @@ type Executor struct {
 	keyring  *secret.Keyring
 	log      *slog.Logger
 	now      func() time.Time
+	metrics  *telemetry.Metrics
+	tracer   *telemetry.Tracer
 	// owner names this process in refresh leases.
 	owner    string
 	refresh  singleflight.Group
@@ -75,6 +85,7 @@ func New(o Options) *Executor {
 	_, _ = rand.Read(b[:])
 	e := &Executor{
 		store: o.Store, accounts: o.Accounts, guard: o.Guard, keyring: o.Keyring, log: o.Logger, now: o.Now,
+		metrics: o.Metrics, tracer: o.Tracer,
 		owner: hex.EncodeToString(b[:]), handlers: builtinHandlers(),
 		tokens: newTokenCache(), fresh: newFreshCredentials(), granted: newGrantedScopes(),
 	}
@@ -120,12 +131,35 @@ type Call struct {
 // provider's answer (the part the tool's definition selects). The tool
 // comes from t's catalog.
 func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, error) {
+	return e.ExecuteLogged(ctx, t, c, nil)
+}
+
+// ExecuteLogged is Execute that fills the call's execution log entry rec
+// (when not nil) with the connector, tool, account and the provider's
+// status and time; the caller sets the outcome and adds it to the log.
+// rec is a parameter of its own, not a field of Call, so that the caller's
+// entry can stay on its stack: Call's strings leak to the heap.
+func (e *Executor) ExecuteLogged(ctx context.Context, t tenant.Tenant, c Call, rec *execlog.Entry) (any, error) {
 	if err := t.Check(); err != nil {
+		e.metrics.ToolCall(nil, err)
 		return nil, err
 	}
 	tool, ok := t.Catalog.Tool(c.ToolID)
 	if !ok {
-		return nil, apierr.New(apierr.ToolNotFound, "no tool %q; GET /v1/tools lists them", c.ToolID)
+		err := apierr.New(apierr.ToolNotFound, "no tool %q; GET /v1/tools lists them", c.ToolID)
+		e.metrics.ToolCall(nil, err)
+		return nil, err
+	}
+	res, err := e.execute(ctx, t, c, tool, rec)
+	e.metrics.ToolCall(tool, err)
+	return res, err
+}
+
+// execute runs a tool of t's catalog, filling rec when it is not nil.
+func (e *Executor) execute(ctx context.Context, t tenant.Tenant, c Call, tool *catalog.Tool, rec *execlog.Entry) (any, error) {
+	con := tool.Connector()
+	if rec != nil {
+		rec.Tool, rec.ConnectorID = tool.ID, con.ID
 	}
 	disabled, err := e.store.ToolDisabled(ctx, t.ProjectID, t.ToolsVersion, tool.ID)
 	if err != nil {
@@ -143,9 +177,8 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err != nil {
 		return nil, err
 	}
-	con := tool.Connector()
 	if con.MCP() {
-		return e.callMCP(ctx, t, c, tool, input)
+		return e.callMCP(ctx, t, c, tool, input, rec)
 	}
 	conn, cred, base, err := e.account(ctx, t, con, account.Use{
 		UserID: c.UserID, ConnectorID: con.ID, ConnectionID: c.ConnectionID,
@@ -154,6 +187,7 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err != nil {
 		return nil, err
 	}
+	noteAccount(rec, conn.ID, cred)
 	if err := checkScopes(tool, conn, cred); err != nil {
 		return nil, err
 	}
@@ -176,7 +210,9 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 	if err != nil {
 		return nil, err
 	}
+	out.keepSecrets = rec != nil && rec.Payloads
 	resp, err := e.send(ctx, out, conn, cred, con)
+	noteProvider(rec, out)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +302,15 @@ func (e *Executor) Run(ctx context.Context, interval time.Duration) {
 // account resolves the account a request runs with, opens its credential
 // and fills the connector's base URL from the account's fields.
 func (e *Executor) account(ctx context.Context, t tenant.Tenant, con *catalog.Connector, u account.Use) (store.Connection, account.Credential, *url.URL, error) {
-	conn, err := e.accounts.Resolve(ctx, t, u)
+	rctx, span := e.tracer.Start(ctx, "account.resolve")
+	conn, err := e.accounts.Resolve(rctx, t, u)
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("switchboard.connector", telemetry.ConnectorLabel(con)))
+		if err != nil {
+			span.SetStatus(codes.Error, telemetry.Outcome(err))
+		}
+	}
+	span.End()
 	if err != nil {
 		return conn, account.Credential{}, nil, err
 	}
@@ -317,4 +361,29 @@ func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog
 	}
 	base, err := baseURL(con.ID, tmpl, cred.Connection)
 	return conn, cred, base, err
+}
+
+// noteAccount records the account a call runs with in its log entry, and,
+// when the entry keeps payloads, the credential's values, which its stored
+// payloads must never show.
+func noteAccount(rec *execlog.Entry, connectionID string, cred account.Credential) {
+	if rec == nil {
+		return
+	}
+	rec.ConnectionID = connectionID
+	if rec.Payloads {
+		rec.AddSecrets(cred.Secrets()...)
+	}
+}
+
+// noteProvider copies what the provider requests of out took and answered
+// into the call's log entry.
+func noteProvider(rec *execlog.Entry, out *outgoing) {
+	if rec == nil {
+		return
+	}
+	rec.ProviderCall(out.status, out.took)
+	if len(out.secrets) > 0 {
+		rec.AddSecrets(out.secrets...)
+	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
@@ -41,18 +43,38 @@ var droppedHeaders = map[string]bool{"authorization": true, "proxy-authorization
 // credential and returns the provider's body: JSON as JSON, text as text,
 // anything else as base64 with its content type.
 func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any, error) {
+	return e.ProxyLogged(ctx, t, c, nil)
+}
+
+// ProxyLogged is Proxy that fills the call's execution log entry rec (when
+// not nil), as ExecuteLogged does.
+func (e *Executor) ProxyLogged(ctx context.Context, t tenant.Tenant, c ProxyCall, rec *execlog.Entry) (any, error) {
+	con, res, err := e.proxy(ctx, t, c, rec)
+	e.metrics.ProxyCall(con, err)
+	return res, err
+}
+
+// proxy is ProxyLogged; it returns the connector the call named, nil when
+// there is none (for the proxy metric).
+func (e *Executor) proxy(ctx context.Context, t tenant.Tenant, c ProxyCall, rec *execlog.Entry) (*catalog.Connector, any, error) {
 	if err := t.Check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !slices.Contains(ProxyMethods, c.Method) {
-		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"method"},
+		return nil, nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"method"},
 			Message: "must be one of GET, POST, PUT, PATCH, DELETE"})
 	}
 	con, ok := t.Catalog.Connector(c.ConnectorID)
 	if !ok {
-		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"connectorId"},
+		return nil, nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"connectorId"},
 			Message: "is not a connector; GET /v1/connectors lists them"})
 	}
+	res, err := e.proxyTo(ctx, t, con, c, rec)
+	return con, res, err
+}
+
+// proxyTo sends a proxy call to con.
+func (e *Executor) proxyTo(ctx context.Context, t tenant.Tenant, con *catalog.Connector, c ProxyCall, rec *execlog.Entry) (any, error) {
 	if !con.API.Proxy {
 		return nil, apierr.New(apierr.ForbiddenEndpoint, "%s does not accept raw proxy requests; use its tools", con.ID)
 	}
@@ -63,6 +85,7 @@ func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any
 	if err != nil {
 		return nil, err
 	}
+	noteAccount(rec, conn.ID, cred)
 	target, err := ProxyURL(base, c.Endpoint)
 	if err != nil {
 		return nil, err
@@ -73,6 +96,7 @@ func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any
 	}
 	target.RawQuery = q.Encode()
 	out := newOutgoing(con, c.Method, target)
+	out.keepSecrets = rec != nil && rec.Payloads
 	for k, v := range c.Headers {
 		if !droppedHeaders[strings.ToLower(k)] {
 			out.Header.Set(k, v)
@@ -93,6 +117,7 @@ func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any
 		return nil
 	})
 	resp, err := e.send(ctx, out, conn, cred, con)
+	noteProvider(rec, out)
 	if err != nil {
 		if ae, ok := apierr.As(err); ok && ae.Code == apierr.ExecutionError && ae.Upstream != nil {
 			// Through the proxy every provider failure is UPSTREAM_ERROR (docs/execution.md).

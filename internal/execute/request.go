@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -23,6 +24,14 @@ type outgoing struct {
 	URL    *url.URL
 	Header http.Header
 	Body   []byte
+	// status and took are the provider's last status and the time of
+	// every attempt, for the execution log (noteProvider); when
+	// keepSecrets is set (the call's payloads are logged), secrets gathers
+	// the credential values the requests were sent with, to be redacted.
+	status      int
+	took        time.Duration
+	keepSecrets bool
+	secrets     []string
 }
 
 // newOutgoing starts a request to a connector's API with the headers its

@@ -45,7 +45,7 @@ func (s *Server) requireAPIKey(next http.Handler) http.Handler {
 			return
 		}
 		if info := infoFrom(r.Context()); info != nil {
-			info.projectID = kp.ID
+			info.projectID, info.keyID = kp.ID, kp.KeyID
 		}
 		t, err := s.catalogs.Tenant(r.Context(), kp)
 		if err != nil {

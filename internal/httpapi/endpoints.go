@@ -38,6 +38,6 @@ func (s *Server) handleEndpointMCP(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	s.mcp.Serve(w, r, tn, ss, sc)
+	s.mcp.Serve(w, r, tn, ss, sc, origin(r))
 	return nil
 }

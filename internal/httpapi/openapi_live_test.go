@@ -132,6 +132,7 @@ func liveScenario(t *testing.T, f *fixture) {
 
 	// Public routes.
 	public("GET", "/health", "", 200)
+	public("GET", "/ready", "", 200)
 	public("GET", "/openapi.json", "", 200)
 	public("GET", "/api/catalog", "", 200)
 	public("GET", "/api/catalog?facets=true&limit=1", "", 200)
@@ -266,6 +267,18 @@ func liveScenario(t *testing.T, f *fixture) {
 	v1("GET", "/v1/webhooks/"+hook["id"].(string)+"/deliveries", "", 200)
 	v1("POST", "/v1/webhooks/"+hook["id"].(string)+"/deliveries/00000000-0000-4000-8000-000000000000/retry", "", 404)
 	v1("DELETE", "/v1/webhooks/"+hook["id"].(string), "", 200)
+
+	// The execution log of the calls above.
+	f.srv.execlog.Flush(ctx)
+	page := v1("GET", "/v1/logs?limit=2&userId=u1", "", 200)
+	records := page["data"].([]any)
+	if len(records) != 2 || page["nextCursor"] == nil {
+		t.Fatalf("log page: %v", page)
+	}
+	v1("GET", "/v1/logs?cursor="+page["nextCursor"].(string)+"&outcome=ok&since=2020-01-01T00:00:00Z", "", 200)
+	v1("GET", "/v1/logs?since=yesterday", "", 400)
+	v1("GET", "/v1/logs/"+records[0].(map[string]any)["id"].(string), "", 200)
+	v1("GET", "/v1/logs/00000000-0000-4000-8000-000000000000", "", 404)
 
 	// Removing accounts.
 	v1("DELETE", "/v1/connections/"+first["id"].(string), "", 200)

@@ -14,8 +14,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
 // loadOpenAPI parses and validates the embedded document (structure, refs
@@ -324,5 +327,52 @@ func TestOpenAPI_ServedPublicAndCacheable(t *testing.T) {
 	}
 	if r := f.do(f.h, "GET", "/openapi.json", "", "", "If-None-Match", `"stale"`); r.status != 200 {
 		t.Fatalf("stale tag: %d", r.status)
+	}
+}
+
+// TestOpenAPI_TriggerFiredDescribesTheDeliveredEvent holds the document's
+// trigger.fired webhook to what the webhook worker sends: the body
+// webhook.Event marshals to, and the Standard Webhooks headers.
+func TestOpenAPI_TriggerFiredDescribesTheDeliveredEvent(t *testing.T) {
+	t.Parallel()
+	doc := loadOpenAPI(t)
+	item := doc.Webhooks[webhook.EventTriggerFired]
+	if item == nil || item.Post == nil {
+		t.Fatalf("openapi.json has no webhooks[%q].post", webhook.EventTriggerFired)
+	}
+	schema := item.Post.RequestBody.Value.Content["application/json"].Schema
+	user := "user-42"
+	for _, ev := range []webhook.Event{
+		{Type: webhook.EventTriggerFired, ID: "e1", Timestamp: time.Date(2026, 5, 4, 9, 30, 0, 0, time.UTC),
+			Data: webhook.EventData{TriggerID: "5b9e7c1d-2f3a-4e5b-8c6d-7e8f9a0b1c2d", ConnectionID: "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+				ConnectorID: "github", UserID: &user, Event: "github_issue_opened", Payload: json.RawMessage(`{"action":"opened"}`)}},
+		{Type: webhook.EventTriggerFired, ID: "e2", Timestamp: time.Now(),
+			Data: webhook.EventData{TriggerID: "5b9e7c1d-2f3a-4e5b-8c6d-7e8f9a0b1c2d", ConnectionID: "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+				ConnectorID: "stripe", Event: "stripe_charge_succeeded", Payload: json.RawMessage(`[1,"two"]`)}},
+	} {
+		raw, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		if err := schema.Value.VisitJSON(v, openapi3.EnableJSONSchema2020()); err != nil {
+			t.Errorf("a delivered event %s does not fit TriggerFiredEvent: %v", raw, err)
+		}
+	}
+	var bad any
+	_ = json.Unmarshal([]byte(`{"type":"trigger.fired","id":"e3","timestamp":"2026-05-04T09:30:00Z","data":{}}`), &bad)
+	if schema.Value.VisitJSON(bad, openapi3.EnableJSONSchema2020()) == nil {
+		t.Error("TriggerFiredEvent accepts an event without its data fields")
+	}
+	var headers []string
+	for _, p := range item.Post.Parameters {
+		if p.Value.In == "header" && p.Value.Required {
+			headers = append(headers, p.Value.Name)
+		}
+	}
+	slices.Sort(headers)
+	if want := []string{"webhook-id", "webhook-signature", "webhook-timestamp"}; !slices.Equal(headers, want) {
+		t.Errorf("trigger.fired headers %v, want the Standard Webhooks headers %v", headers, want)
 	}
 }

@@ -31,11 +31,14 @@ func (s *Server) routesV1(mux *http.ServeMux) {
 	s.route(mux, "DELETE /v1/webhooks/{id}", s.handleWebhookDelete)
 	s.route(mux, "GET /v1/webhooks/{id}/deliveries", s.handleDeliveryList)
 	s.route(mux, "POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry", s.handleDeliveryRetry)
+	s.route(mux, "GET /v1/logs", s.handleLogList)
+	s.route(mux, "GET /v1/logs/{id}", s.handleLogGet)
 }
 
 // routesPublic registers the routes that need no API key (openapi.json: the operations without security).
 func (s *Server) routesPublic(mux *http.ServeMux) {
 	s.route(mux, "GET /health", s.handleHealth)
+	s.route(mux, "GET /ready", s.handleReady)
 	s.route(mux, "GET /openapi.json", s.handleOpenAPI)
 	s.route(mux, "GET /api/catalog", s.handlePublicCatalog)
 	s.route(mux, "GET /api/catalog/{connectorId}", s.handlePublicCatalogGet)

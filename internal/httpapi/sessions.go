@@ -100,7 +100,7 @@ func (s *Server) handleSessionCall(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	out, err := s.sessions.Call(r.Context(), tenantOf(r), ss, sc, r.PathValue("name"), body.Arguments)
+	out, err := s.sessions.Call(r.Context(), tenantOf(r), ss, sc, r.PathValue("name"), body.Arguments, origin(r))
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (s *Server) handleSessionMCP(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	s.mcp.Serve(w, r, tenantOf(r), ss, sc)
+	s.mcp.Serve(w, r, tenantOf(r), ss, sc, origin(r))
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/connect"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/session"
@@ -93,11 +94,11 @@ func TestTenant_OwnConnectorThroughEachService(t *testing.T) {
 	if _, err := f.srv.sessions.View(ctx, tn, ss, sc); err != nil {
 		t.Fatalf("session view: %v", err)
 	}
-	out, err := f.srv.sessions.Call(ctx, tn, ss, sc, session.MetaSearch, json.RawMessage(`{"queries":["list notes"]}`))
+	out, err := f.srv.sessions.Call(ctx, tn, ss, sc, session.MetaSearch, json.RawMessage(`{"queries":["list notes"]}`), execlog.Origin{})
 	if b, _ := json.Marshal(out); err != nil || !out.OK || !strings.Contains(string(b), "notes_list_notes") {
 		t.Fatalf("search: %s %v", b, err)
 	}
-	out, err = f.srv.sessions.Call(ctx, tn, ss, sc, session.MetaExecute, json.RawMessage(`{"action":"notes_list_notes","input":{"q":"milk"}}`))
+	out, err = f.srv.sessions.Call(ctx, tn, ss, sc, session.MetaExecute, json.RawMessage(`{"action":"notes_list_notes","input":{"q":"milk"}}`), execlog.Origin{})
 	if b, _ := json.Marshal(out); err != nil || !out.OK {
 		t.Fatalf("session execute: %s %v", b, err)
 	}
@@ -171,7 +172,7 @@ func TestTenant_MissingIsAnError(t *testing.T) {
 				return err
 			},
 			"session call": func() error {
-				_, err := f.srv.sessions.Call(ctx, tn, ss, sc, session.MetaSearch, json.RawMessage(`{"queries":["item"]}`))
+				_, err := f.srv.sessions.Call(ctx, tn, ss, sc, session.MetaSearch, json.RawMessage(`{"queries":["item"]}`), execlog.Origin{})
 				return err
 			},
 			"endpoint record": func() error {

@@ -19,12 +19,17 @@ import (
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/lru"
 	"github.com/switchboard-gw/switchboard/internal/session"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
@@ -41,6 +46,7 @@ const maxCached = 1024
 type Server struct {
 	sessions *session.Service
 	log      *slog.Logger
+	tracer   *telemetry.Tracer
 	handler  *mcp.StreamableHTTPHandler
 	cache    *lru.Cache[serverKey, *cached]
 	// sdkCalls sends every tools/call to the SDK (see SetDirectCalls).
@@ -65,11 +71,14 @@ type target struct {
 	tenant tenant.Tenant
 	ss     *session.Session
 	scope  *session.Scope
+	// via is the request, for the execution log of its tool calls.
+	via execlog.Origin
 }
 
-// New returns a Server.
-func New(sessions *session.Service, log *slog.Logger) *Server {
-	s := &Server{sessions: sessions, log: log, cache: lru.New[serverKey, *cached](maxCached)}
+// New returns a Server. tracer makes a span per tools/call, named after
+// the tool; nil makes none.
+func New(sessions *session.Service, log *slog.Logger, tracer *telemetry.Tracer) *Server {
+	s := &Server{sessions: sessions, log: log, tracer: tracer, cache: lru.New[serverKey, *cached](maxCached)}
 	s.handler = mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
@@ -81,9 +90,10 @@ func New(sessions *session.Service, log *slog.Logger) *Server {
 	return s
 }
 
-// Serve answers one MCP request for a resolved session of tn's project.
-func (s *Server) Serve(w http.ResponseWriter, r *http.Request, tn tenant.Tenant, ss *session.Session, sc *session.Scope) {
-	t := target{tenant: tn, ss: ss, scope: sc}
+// Serve answers one MCP request for a resolved session of tn's project;
+// via is the request as the execution log records its tool calls.
+func (s *Server) Serve(w http.ResponseWriter, r *http.Request, tn tenant.Tenant, ss *session.Session, sc *session.Scope, via execlog.Origin) {
+	t := target{tenant: tn, ss: ss, scope: sc, via: via}
 	if s.serveDirect(w, r, t) {
 		return
 	}
@@ -279,7 +289,21 @@ func (s *Server) callTool(name string) mcp.ToolHandler {
 // replaced by errInternal, as on REST. The SDK path (callTool) and the
 // direct path (serveCall) both answer from here.
 func (s *Server) run(ctx context.Context, t target, name string, args json.RawMessage) (body []byte, extra []mcp.Content, isError bool, err error) {
-	out, err := s.sessions.Call(ctx, t.tenant, t.ss, t.scope, name, args)
+	if s.tracer.On() {
+		var span trace.Span
+		ctx, span = s.tracer.Start(ctx, "tools/call "+name)
+		defer func() {
+			if span.IsRecording() {
+				span.SetAttributes(attribute.String("mcp.method.name", "tools/call"), attribute.String("gen_ai.tool.name", name),
+					attribute.Bool("switchboard.refused", isError))
+				if err != nil {
+					span.SetStatus(codes.Error, telemetry.Outcome(err))
+				}
+			}
+			span.End()
+		}()
+	}
+	out, err := s.sessions.Call(ctx, t.tenant, t.ss, t.scope, name, args, t.via)
 	if err != nil {
 		if _, ok := apierr.As(err); ok {
 			return nil, nil, false, err // written for the caller

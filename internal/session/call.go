@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +16,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/connect"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
@@ -58,31 +60,78 @@ func refuse(code, format string, args ...any) Outcome {
 }
 
 // Call runs one session tool. An unknown tool name is 404 TOOL_NOT_FOUND;
-// everything a model can act on comes back as a refusal.
-func (s *Service) Call(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, name string, args json.RawMessage) (Outcome, error) {
+// everything a model can act on comes back as a refusal. A call that acts
+// (a tool, and the meta tools that run, proxy, connect or disconnect) is
+// recorded in the execution log with via, the request it came with;
+// searching and listing accounts are not.
+func (s *Service) Call(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, name string, args json.RawMessage, via execlog.Origin) (Outcome, error) {
 	if err := sessionTenant(tn, ss); err != nil {
 		return Outcome{}, err
 	}
+	rec := via.Entry(ss.ProjectID, ss.Spec.UserID)
+	if ss.EndpointID != "" {
+		rec.EndpointID = ss.EndpointID
+	} else {
+		rec.SessionID = ss.ID
+	}
+	rec.Payloads = s.log.Payloads(ss.ProjectID)
+	out, err := s.call(ctx, tn, ss, sc, name, args, &rec)
+	if rec.Tool != "" {
+		switch {
+		case err != nil:
+			rec.Outcome = execlog.Outcome(err)
+		case !out.OK:
+			rec.Outcome = out.Error.Code
+		}
+		if rec.Payloads {
+			rec.Input = args
+			rec.Output = payloadOf(out, err)
+		}
+		s.log.Add(&rec)
+	}
+	return out, err
+}
+
+// payloadOf is what the log stores as a session call's output: its
+// outcome, or the error envelope its caller was answered with.
+func payloadOf(out Outcome, err error) any {
+	if err == nil {
+		return out
+	}
+	if e, ok := apierr.As(err); ok {
+		return e.Envelope()
+	}
+	return nil
+}
+
+// call runs one session tool; rec.Tool is set when the call acts.
+func (s *Service) call(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, name string, args json.RawMessage, rec *execlog.Entry) (Outcome, error) {
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = json.RawMessage(`{}`)
 	}
 	if ss.Spec.Mode == ModeTools {
 		if sc.Has(name) {
-			return s.runAction(ctx, tn, ss, sc, name, args, "")
+			return s.runAction(ctx, tn, ss, sc, name, args, "", rec)
 		}
 	} else {
 		meta := metaTools(ss.Spec.Policy)
 		if i := slices.IndexFunc(meta, func(m metaTool) bool { return m.name == name }); i >= 0 {
-			return s.callMeta(ctx, tn, ss, sc, name, args)
+			return s.callMeta(ctx, tn, ss, sc, name, args, rec)
 		}
 		if slices.Contains(ss.Spec.Pinned, name) && sc.Has(name) {
-			return s.runAction(ctx, tn, ss, sc, name, args, "")
+			return s.runAction(ctx, tn, ss, sc, name, args, "", rec)
 		}
 	}
+	rec.Tool = name
 	return Outcome{}, apierr.New(apierr.ToolNotFound, "session %s has no tool %q; GET /v1/sessions/%s/tools lists them", ss.ID, name, ss.ID)
 }
 
-func (s *Service) callMeta(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, name string, args json.RawMessage) (Outcome, error) {
+func (s *Service) callMeta(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, name string, args json.RawMessage, rec *execlog.Entry) (Outcome, error) {
+	switch name {
+	case MetaExecute, MetaConnect, MetaDisconnect, MetaProxy:
+		// These act; the branches below name what they act on.
+		rec.Tool = name
+	}
 	var a struct {
 		Queries   []string        `json:"queries"`
 		Action    string          `json:"action"`
@@ -115,8 +164,9 @@ func (s *Service) callMeta(ctx context.Context, tn tenant.Tenant, ss *Session, s
 		if a.Action == "" {
 			return invalidArgs(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"action"}, Message: "name the action to run"}), nil
 		}
-		return s.runAction(ctx, tn, ss, sc, a.Action, a.Input, account)
+		return s.runAction(ctx, tn, ss, sc, a.Action, a.Input, account, rec)
 	case MetaConnect:
+		rec.ConnectorID = connector
 		if !sc.HasConnector(connector) {
 			return refuse("not_in_scope", "%q is not an application of this session", connector), nil
 		}
@@ -134,14 +184,17 @@ func (s *Service) callMeta(ctx context.Context, tn tenant.Tenant, ss *Session, s
 		}
 		return Outcome{OK: true, Result: map[string]any{"accounts": list}}, nil
 	case MetaDisconnect:
-		return s.disconnect(ctx, tn, ss, sc, connector, account)
+		rec.ConnectorID = connector
+		return s.disconnect(ctx, tn, ss, sc, connector, account, rec)
 	case MetaProxy:
-		if !sc.HasConnector(connector) {
-			return refuse("not_in_scope", "%q is not an application of this session", connector), nil
-		}
+		rec.ConnectorID = connector
 		method := "GET"
 		if a.Method != nil {
 			method = *a.Method
+		}
+		rec.Tool = execlog.ProxyTool(method, a.Endpoint)
+		if !sc.HasConnector(connector) {
+			return refuse("not_in_scope", "%q is not an application of this session", connector), nil
 		}
 		if a.Endpoint == "" {
 			return invalidArgs(apierr.Issue{Code: apierr.IssueRequired, Path: []any{"endpoint"}, Message: "give a path relative to the API base URL"}), nil
@@ -156,8 +209,8 @@ func (s *Service) callMeta(ctx context.Context, tn tenant.Tenant, ss *Session, s
 		if pref == "" {
 			pref = ss.Spec.Accounts[connector]
 		}
-		res, err := s.exec.Proxy(ctx, tn, execute.ProxyCall{ConnectorID: connector, UserID: ss.Spec.UserID,
-			Endpoint: a.Endpoint, Method: method, Query: a.Query, Body: a.Body, AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref})
+		res, err := s.exec.ProxyLogged(ctx, tn, execute.ProxyCall{ConnectorID: connector, UserID: ss.Spec.UserID,
+			Endpoint: a.Endpoint, Method: method, Query: a.Query, Body: a.Body, AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref}, rec)
 		return s.outcome(ctx, tn, ss, connector, res, err)
 	}
 	return Outcome{}, fmt.Errorf("session: meta tool %s has no handler", name)
@@ -172,11 +225,13 @@ func invalidArgs(issues ...apierr.Issue) Outcome {
 }
 
 // runAction runs a tool of the scope for the session's user.
-func (s *Service) runAction(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, id string, input json.RawMessage, account string) (Outcome, error) {
+func (s *Service) runAction(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, id string, input json.RawMessage, account string, rec *execlog.Entry) (Outcome, error) {
+	rec.Tool = id
 	tool, ok := tn.Catalog.Tool(id)
 	if !ok {
 		return refuse("not_in_scope", "there is no action %q; find actions with %s", id, MetaSearch), nil
 	}
+	rec.ConnectorID = tool.Connector().ID
 	if !sc.Has(id) {
 		switch excluded(ss.Spec, tool) {
 		case "read_only":
@@ -202,7 +257,7 @@ func (s *Service) runAction(ctx context.Context, tn tenant.Tenant, ss *Session, 
 	if m, ok := decoded.(map[string]any); ok {
 		call.Input, call.Decoded = nil, m
 	}
-	res, err := s.exec.Execute(ctx, tn, call)
+	res, err := s.exec.ExecuteLogged(ctx, tn, call, rec)
 	return s.outcome(ctx, tn, ss, connector, res, err)
 }
 
@@ -322,7 +377,7 @@ func (s *Service) refusalLink(ctx context.Context, tn tenant.Tenant, req connect
 	return Outcome{Error: &Refusal{Code: code, Connector: connector, ConnectURL: link.URL}}, nil
 }
 
-func (s *Service) disconnect(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, connector, ref string) (Outcome, error) {
+func (s *Service) disconnect(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, connector, ref string, rec *execlog.Entry) (Outcome, error) {
 	if !sc.HasConnector(connector) {
 		return refuse("not_in_scope", "%q is not an application of this session", connector), nil
 	}
@@ -337,13 +392,20 @@ func (s *Service) disconnect(ctx context.Context, tn tenant.Tenant, ss *Session,
 		return invalidArgs(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"account"},
 			Message: fmt.Sprintf("the user has no %s account %q; %s lists them", connector, ref, MetaList)}), nil
 	}
+	rec.ConnectionID = conns[i].ID
 	if err := s.accounts.Delete(ctx, ss.ProjectID, conns[i].ID); err != nil {
 		return s.outcome(ctx, tn, ss, connector, nil, err)
 	}
 	return Outcome{OK: true, Result: map[string]any{"disconnected": conns[i].ID, "connector": connector}}, nil
 }
 
-// search runs each query against the catalog's index, within scope.
+// search runs each query against the catalog's index, within scope. A
+// query written as several steps ("look up the customer and then refund")
+// is ranked step by step: its actions interleave the steps' best, and
+// steps lists each step's own in order. Every action carries its relevance
+// (score, 0 to 1); a result whose best action scores under
+// catalog.MatchThreshold says so (match "weak", or "none" without any),
+// with a note, so that a model does not act on a wrong tool.
 func (s *Service) search(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, queries []string) (Outcome, error) {
 	accts, err := s.accountsOf(ctx, tn, ss)
 	if err != nil {
@@ -357,24 +419,76 @@ func (s *Service) search(ctx context.Context, tn tenant.Tenant, ss *Session, sc 
 		Effect      string          `json:"effect"`
 		Connection  string          `json:"connection"`
 		InputSchema json.RawMessage `json:"inputSchema"`
+		Score       float64         `json:"score"`
+	}
+	type step struct {
+		Query   string   `json:"query"`
+		Actions []action `json:"actions"`
+		Match   string   `json:"match"`
 	}
 	type result struct {
 		Query   string   `json:"query"`
 		Actions []action `json:"actions"`
+		Match   string   `json:"match"`
+		Note    string   `json:"note,omitempty"`
+		Steps   []step   `json:"steps,omitempty"`
+	}
+	top := func(hits []catalog.ToolHit) []action {
+		out := []action{}
+		for i := 0; i < len(hits) && i < 5; i++ {
+			t := hits[i].Tool
+			out = append(out, action{ID: t.ID, Name: t.Name, Description: t.Description, Connector: t.Connector().ID,
+				Effect: t.Effect, Connection: ss.statusOf(t.Connector().ID, accts[t.Connector().ID]), InputSchema: s.cache.schema(t),
+				Score: math.Round(hits[i].Relevance*100) / 100})
+		}
+		return out
 	}
 	var out []result
 	for _, q := range queries {
-		r := result{Query: q, Actions: []action{}}
-		hits := tn.Catalog.SearchTools(q, func(t *catalog.Tool) bool { return sc.Has(t.ID) })
-		for i := 0; i < len(hits) && i < 5; i++ {
-			t := hits[i].Tool
-			r.Actions = append(r.Actions, action{ID: t.ID, Name: t.Name, Description: t.Description, Connector: t.Connector().ID,
-				Effect: t.Effect, Connection: ss.statusOf(t.Connector().ID, accts[t.Connector().ID]), InputSchema: s.cache.schema(t)})
+		ans := tn.Catalog.SearchSteps(q, func(t *catalog.Tool) bool { return sc.Has(t.ID) })
+		r := result{Query: q, Actions: top(ans.Hits), Match: matchOf(ans.Hits)}
+		weak := r.Match != matchGood
+		for _, st := range ans.Steps {
+			m := matchOf(st.Hits)
+			weak = weak || m != matchGood
+			r.Steps = append(r.Steps, step{Query: st.Query, Actions: top(st.Hits), Match: m})
+		}
+		if weak {
+			r.Note = weakMatchNote(ss.Spec.Policy)
 		}
 		out = append(out, r)
 	}
 	return Outcome{OK: true, Result: map[string]any{"results": out,
 		"next": "Run an action with " + MetaExecute + " {action, input}; if its connection is missing, get a link with " + MetaConnect + "."}}, nil
+}
+
+// How well a search result matches its query.
+const (
+	matchGood = "good"
+	matchWeak = "weak"
+	matchNone = "none"
+)
+
+// matchOf says whether the best of hits matches its request well.
+func matchOf(hits []catalog.ToolHit) string {
+	switch {
+	case len(hits) == 0:
+		return matchNone
+	case hits[0].Relevance < catalog.MatchThreshold:
+		return matchWeak
+	}
+	return matchGood
+}
+
+// weakMatchNote is what a result whose best action (or a step's) matches
+// poorly tells the model, pointing at the proxy when the session has it.
+func weakMatchNote(p Policy) string {
+	note := "No action matches this request (or one of its steps) well: do not run one of these unless it clearly does what the user asked; " +
+		"tell the user it cannot be done here, or ask what they meant."
+	if p.AllowProxy {
+		note += " If a connected application's API can do it, " + MetaProxy + " sends a raw request to it."
+	}
+	return note
 }
 
 // compactSchema shortens long descriptions so search results stay small.

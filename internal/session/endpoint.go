@@ -108,5 +108,5 @@ func (s *Service) ForEndpoint(ctx context.Context, projectID, slug, userID strin
 	if spec.Accounts == nil {
 		spec.Accounts = map[string]string{}
 	}
-	return &Session{ID: "endpoint:" + e.Slug, ProjectID: e.ProjectID, Spec: spec, ExpiresAt: time.Time{}}, nil
+	return &Session{ID: "endpoint:" + e.Slug, EndpointID: e.ID, ProjectID: e.ProjectID, Spec: spec, ExpiresAt: time.Time{}}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/connect"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
@@ -29,6 +30,8 @@ type Options struct {
 	// BaseURL is {base_url}, for mcpUrl.
 	BaseURL string
 	Now     func() time.Time
+	// Log records the calls that act (execlog); nil records nothing.
+	Log *execlog.Log
 }
 
 // Service creates, reads and runs sessions.
@@ -37,6 +40,7 @@ type Service struct {
 	accounts *account.Service
 	exec     *execute.Executor
 	links    *connect.Service
+	log      *execlog.Log
 	baseURL  string
 	now      func() time.Time
 	cache    caches
@@ -44,7 +48,7 @@ type Service struct {
 
 // NewService returns a Service.
 func NewService(o Options) *Service {
-	s := &Service{store: o.Store, accounts: o.Accounts, exec: o.Executor, links: o.Links, baseURL: o.BaseURL, now: o.Now,
+	s := &Service{store: o.Store, accounts: o.Accounts, exec: o.Executor, links: o.Links, log: o.Log, baseURL: o.BaseURL, now: o.Now,
 		cache: newCaches()}
 	if s.now == nil {
 		s.now = time.Now
@@ -54,10 +58,12 @@ func NewService(o Options) *Service {
 
 // Session is a live session with its spec.
 type Session struct {
-	ID        string
-	ProjectID string
-	Spec      Spec
-	ExpiresAt time.Time
+	ID string
+	// EndpointID is set on the session a project endpoint's call runs as.
+	EndpointID string
+	ProjectID  string
+	Spec       Spec
+	ExpiresAt  time.Time
 }
 
 // Scope is the resolved set of tools a session may use.

@@ -45,6 +45,7 @@ type keyCache struct {
 // milliseconds, 0 for never).
 type cachedKey struct {
 	project string
+	id      string
 	expires int64
 }
 
@@ -77,7 +78,7 @@ func (c *keyCache) get(hash string, now int64) (kp KeyProject, found, refused bo
 	if !ok {
 		return KeyProject{}, false, false
 	}
-	return KeyProject{ID: k.project, ToolsVersion: v.tools, ConnectionsVersion: v.connections}, true, false
+	return KeyProject{ID: k.project, KeyID: k.id, ToolsVersion: v.tools, ConnectionsVersion: v.connections}, true, false
 }
 
 // put stores a live key's answer read at gen, unless something was
@@ -89,7 +90,7 @@ func (c *keyCache) put(gen uint64, hash string, kp KeyProject, expires int64) {
 	if c.gen.Load() != gen {
 		return
 	}
-	c.keys.Put(hash, cachedKey{project: kp.ID, expires: expires})
+	c.keys.Put(hash, cachedKey{project: kp.ID, id: kp.KeyID, expires: expires})
 	if v, ok := c.projects.Get(kp.ID); ok && (v.tools > kp.ToolsVersion || v.connections > kp.ConnectionsVersion) {
 		return
 	}

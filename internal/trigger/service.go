@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
@@ -56,6 +57,9 @@ type Options struct {
 	// Notify wakes the local delivery worker after an enqueue.
 	Notify func()
 	Now    func() time.Time
+	// Metrics counts ingress deliveries by result and reason; nil counts
+	// nothing.
+	Metrics *telemetry.Metrics
 }
 
 // Service sets up triggers and runs ingress.

@@ -1,0 +1,178 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
+	"github.com/switchboard-gw/switchboard/internal/logging"
+	"github.com/switchboard-gw/switchboard/internal/store"
+)
+
+// origin is the request as the execution log records its tool calls: when
+// it arrived, its API key and its request id.
+func origin(r *http.Request) execlog.Origin {
+	o := execlog.Origin{RequestID: logging.RequestID(r.Context())}
+	if info := infoFrom(r.Context()); info != nil {
+		o.Start, o.APIKeyID = info.start, info.keyID
+	}
+	if o.Start.IsZero() {
+		o.Start = time.Now()
+	}
+	return o
+}
+
+// proxyInput is what the log stores as a proxy call's input when the
+// project stores payloads: the request without its headers.
+type proxyInput struct {
+	Method   string          `json:"method"`
+	Endpoint string          `json:"endpoint"`
+	Query    map[string]any  `json:"query,omitempty"`
+	Body     json.RawMessage `json:"body,omitempty"`
+}
+
+// logCall finishes a REST call's log entry with its outcome (and, when the
+// project stores payloads, the answer) and queues it.
+func (s *Server) logCall(rec *execlog.Entry, result any, err error) {
+	if s.execlog == nil {
+		return
+	}
+	rec.Outcome = execlog.Outcome(err)
+	if rec.Payloads {
+		if err == nil {
+			rec.Output = result
+		} else if e, ok := apierr.As(err); ok {
+			rec.Output = e.Envelope()
+		}
+	}
+	s.execlog.Add(rec)
+}
+
+// logView is one execution log record as GET /v1/logs shows it.
+type logView struct {
+	ID             string          `json:"id"`
+	CreatedAt      time.Time       `json:"createdAt"`
+	UserID         string          `json:"userId"`
+	ConnectorID    *string         `json:"connectorId"`
+	Tool           *string         `json:"tool"`
+	ConnectionID   *string         `json:"connectionId"`
+	SessionID      *string         `json:"sessionId"`
+	EndpointID     *string         `json:"endpointId"`
+	APIKeyID       *string         `json:"apiKeyId"`
+	Outcome        string          `json:"outcome"`
+	ProviderStatus *int            `json:"providerStatus"`
+	DurationMs     float64         `json:"durationMs"`
+	ProviderMs     float64         `json:"providerMs"`
+	RequestID      *string         `json:"requestId"`
+	Input          json.RawMessage `json:"input,omitempty"`
+	Output         json.RawMessage `json:"output,omitempty"`
+}
+
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func newLogView(r store.LogRecord) logView {
+	v := logView{
+		ID: r.ID, CreatedAt: r.CreatedAt, UserID: r.UserID, ConnectorID: orNull(r.ConnectorID), Tool: orNull(r.Tool),
+		ConnectionID: orNull(r.ConnectionID), SessionID: orNull(r.SessionID), EndpointID: orNull(r.EndpointID),
+		APIKeyID: orNull(r.APIKeyID), Outcome: r.Outcome, RequestID: orNull(r.RequestID),
+		DurationMs: float64(r.TotalMicros) / 1000, ProviderMs: float64(r.ProviderMicros) / 1000,
+	}
+	if r.ProviderStatus != 0 {
+		v.ProviderStatus = &r.ProviderStatus
+	}
+	if r.Input != nil && json.Valid([]byte(*r.Input)) {
+		v.Input = json.RawMessage(*r.Input)
+	}
+	if r.Output != nil && json.Valid([]byte(*r.Output)) {
+		v.Output = json.RawMessage(*r.Output)
+	}
+	return v
+}
+
+// handleLogList is GET /v1/logs: the project's execution log, newest
+// first, one page at a time (cursor as every paginated list).
+func (s *Server) handleLogList(w http.ResponseWriter, r *http.Request) error {
+	pid := tenantOf(r).ProjectID
+	q := r.URL.Query()
+	var issues apierr.Issues
+	f := store.LogFilter{
+		ProjectID:   pid,
+		UserID:      queryText(q, "userId", 1, 256, &issues),
+		ConnectorID: queryText(q, "connectorId", 1, 200, &issues),
+		Tool:        queryText(q, "toolId", 1, 200, &issues),
+		Outcome:     queryText(q, "outcome", 1, 64, &issues),
+		Since:       queryTime(q, "since", &issues),
+		Until:       queryTime(q, "until", &issues),
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
+		issues.Add(apierr.IssueInvalidValue, []any{"until"}, "must be after since")
+	}
+	page := parsePage(q, "logs", pid, &issues)
+	if page.After != "" {
+		at, id, ok := strings.Cut(page.After, "/")
+		ms, err := strconv.ParseInt(at, 10, 64)
+		if !ok || err != nil || id == "" {
+			issues.Add(apierr.IssueInvalidValue, []any{"cursor"}, "is not a cursor this list returned; pass the nextCursor of the previous page, or start again without one")
+		}
+		f.AfterAt, f.AfterID = ms, id
+	}
+	if err := issues.Err(); err != nil {
+		return err
+	}
+	// One more than a page tells whether another page follows.
+	f.Limit = page.Limit + 1
+	records, err := s.store.ListLogRecords(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	var next *string
+	if len(records) > page.Limit {
+		records = records[:page.Limit]
+		last := records[len(records)-1]
+		c := encodeCursor("logs", pid, strconv.FormatInt(last.CreatedAt.UnixMilli(), 10)+"/"+last.ID)
+		next = &c
+	}
+	views := make([]logView, len(records))
+	for i, rec := range records {
+		views[i] = newLogView(rec)
+	}
+	writeJSON(w, http.StatusOK, pageBody{Data: views, NextCursor: next})
+	return nil
+}
+
+// handleLogGet is GET /v1/logs/:id. Another project's record is not found.
+func (s *Server) handleLogGet(w http.ResponseWriter, r *http.Request) error {
+	rec, err := s.store.GetLogRecord(r.Context(), tenantOf(r).ProjectID, r.PathValue("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		return apierr.New(apierr.NotFound, "no log record %q in this project", r.PathValue("id"))
+	}
+	if err != nil {
+		return err
+	}
+	respond(w, http.StatusOK, newLogView(rec))
+	return nil
+}
+
+// queryTime reads an RFC 3339 time; absent is the zero time.
+func queryTime(q map[string][]string, name string, issues *apierr.Issues) time.Time {
+	vs, ok := q[name]
+	if !ok || len(vs) == 0 {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, vs[0])
+	if err != nil {
+		issues.Add(apierr.IssueInvalidValue, []any{name}, "must be an RFC 3339 time such as 2026-01-02T15:04:05Z")
+		return time.Time{}
+	}
+	return t
+}
