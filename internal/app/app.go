@@ -109,9 +109,10 @@ type App struct {
 	Webhooks *webhook.Service
 	// Policies holds the projects' policy rules and approvals.
 	Policies *policy.Service
-	// Worker delivers webhooks; Refresher re-discovers projects' MCP
-	// servers. Both run under Run.
+	// Worker delivers webhooks; Poller polls the poll triggers;
+	// Refresher re-discovers projects' MCP servers. All run under Run.
 	Worker    *webhook.Worker
+	Poller    *trigger.Poller
 	Refresher *upstream.Refresher
 	// ExecLog is the execution log's queue and writer, run under Run.
 	ExecLog *execlog.Log
@@ -224,6 +225,8 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 		Notify: a.Worker.Notify, AllowedFunc: guard.Webhooks().Allowed, LookupFunc: o.LookupFunc})
 	a.Triggers = trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: a.Executor,
 		Logger: log, BaseURL: cfg.BaseURL, Notify: a.Worker.Notify, Now: o.Now, Metrics: a.Metrics})
+	a.Poller = trigger.NewPoller(trigger.PollerOptions{Store: st, Catalog: cat, Caller: a.Executor, TenantFunc: a.Catalogs.Load,
+		Logger: log, Notify: a.Worker.Notify, Now: o.Now})
 	a.Links = connect.NewService(st, cfg.WebURL, o.Now)
 	a.Sessions = session.NewService(session.Options{Store: st, Accounts: a.Accounts, Executor: a.Executor, Links: a.Links,
 		Policies: a.Policies, BaseURL: cfg.BaseURL, Now: o.Now, Log: a.ExecLog})

@@ -439,6 +439,11 @@ type Trigger struct {
 	ID          string `yaml:"id" json:"id"`
 	Name        string `yaml:"name" json:"name"`
 	Description string `yaml:"description" json:"description"`
+	// Kind is webhook (the default: the provider sends deliveries) or poll
+	// (Switchboard calls a list endpoint on a schedule; see Poll).
+	Kind string `yaml:"kind" json:"kind,omitempty"`
+	// Poll is the list call of a poll trigger; a webhook trigger has none.
+	Poll *Poll `yaml:"poll" json:"poll,omitempty"`
 	// Match selects the deliveries that are this event.
 	Match Match `yaml:"match" json:"match"`
 	// Verification names the scheme that proves the provider sent a delivery.

@@ -27,7 +27,7 @@ func Run(t *testing.T, open Opener) {
 		"Tools_VersionFromKeyKeepsCacheFresh":    testToolVersionCache,
 	}
 	for _, family := range []func() map[string]func(*testing.T, Opener){
-		connectionTests, connectLinkTests, connectOnceTests, webhookTests, triggerTests,
+		connectionTests, connectLinkTests, connectOnceTests, webhookTests, triggerTests, pollTests,
 		endpointTests, projectConnectorTests, projectSettingsTests, sealedTests, execLogTests, policyTests,
 	} {
 		for name, fn := range family() {
