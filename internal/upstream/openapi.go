@@ -63,14 +63,9 @@ func ImportOpenAPI(ctx context.Context, data []byte, o ImportOptions) (*catalog.
 	if !catalog.ValidID(o.ID) {
 		return nil, rep, fmt.Errorf("the id %q must be lowercase letters and digits joined by underscores", o.ID)
 	}
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = false
-	doc, err := loader.LoadFromData(data)
+	doc, err := loadDocument(data)
 	if err != nil {
-		return nil, rep, fmt.Errorf("the document does not parse: %w", err)
-	}
-	if err := doc.Validate(loader.Context, openapi3.DisableExamplesValidation()); err != nil {
-		return nil, rep, fmt.Errorf("the document is not valid OpenAPI: %w", err)
+		return nil, rep, err
 	}
 	base := o.BaseURL
 	if base == "" {
@@ -130,6 +125,21 @@ func ImportOpenAPI(ctx context.Context, data []byte, o ImportOptions) (*catalog.
 		return nil, rep, err
 	}
 	return con, rep, nil
+}
+
+// loadDocument parses and validates an OpenAPI 3.0 or 3.1 document, with
+// no external references.
+func loadDocument(data []byte) (*openapi3.T, error) {
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = false
+	doc, err := loader.LoadFromData(data)
+	if err != nil {
+		return nil, fmt.Errorf("the document does not parse: %w", err)
+	}
+	if err := doc.Validate(loader.Context, openapi3.DisableExamplesValidation()); err != nil {
+		return nil, fmt.Errorf("the document is not valid OpenAPI: %w", err)
+	}
+	return doc, nil
 }
 
 // checkBaseURL requires an absolute https URL, or plain http to a host
