@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
@@ -82,6 +83,16 @@ func TestExtension_ExtendedToolRunsWithTheBuiltinAccount(t *testing.T) {
 	if st, _, raw := f.json("POST", "/v1/tools/execute", `{"toolId":"delta_get_task","userId":"u1","input":{"id":"t9"}}`); st != 200 ||
 		!strings.Contains(raw, "/v1/tasks/t9") {
 		t.Fatalf("the curated tool: %d %s", st, raw)
+	}
+	// An MCP endpoint of the connector lists and runs it like a curated tool.
+	f.endpoint(t, session.EndpointRequest{Slug: "delta-ext", Connectors: []string{"delta"}, Mode: session.ModeTools})
+	if names := strings.Join(toolNames(t, f.rpc(f.h, "/v1/mcp/delta-ext/u1", listReq)), ","); !strings.Contains(names, "delta_archive_task") ||
+		!strings.Contains(names, "delta_get_task") {
+		t.Fatalf("MCP tools/list: %s", names)
+	}
+	if r := f.rpc(f.h, "/v1/mcp/delta-ext/u1", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delta_archive_task","arguments":{"id":"t7"}}}`); r.status != 200 ||
+		!strings.Contains(string(r.body), "/v1/tasks/t7/archive") || strings.Contains(string(r.body), `"isError":true`) {
+		t.Fatalf("MCP tools/call: %d %s", r.status, r.body)
 	}
 	listed := func(key string) bool {
 		r := f.do(f.h, "GET", "/v1/tools?connectorId=delta", "Bearer "+key, "")
