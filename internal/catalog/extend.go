@@ -47,11 +47,14 @@ func ExtensionClash(base *Connector, t *Tool) string {
 
 // extend returns a copy of the built-in connector ext extends with ext's
 // tools added, each validated as a project's own tool; clashing tools are
-// left out (the built-in catalog may have gained them since the import).
+// left out (the built-in catalog may have gained them since the import),
+// and an extension of a connector the catalog no longer has is nil.
 func (c *Catalog) extend(ext *Connector) (*Connector, []string) {
 	base, ok := c.byID[ext.ID]
 	if !ok || !base.Builtin() {
-		return nil, []string{fmt.Sprintf("extension %q: there is no built-in connector with that id", ext.ID)}
+		// A release that drops the connector leaves its extensions
+		// inert rather than breaking the project's catalog.
+		return nil, nil
 	}
 	merged := *base
 	merged.Tools = append(make([]*Tool, 0, len(base.Tools)+len(ext.Tools)), base.Tools...)
