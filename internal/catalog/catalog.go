@@ -200,9 +200,7 @@ func (c *Catalog) With(extra []*Connector) (*Catalog, error) {
 	all := append([]*Connector(nil), c.connectors...)
 	for _, con := range extra {
 		if con.Origin == OriginExtension {
-			merged, probs := c.extend(con)
-			problems = append(problems, probs...)
-			if merged != nil {
+			if merged, _ := c.extend(con); merged != nil {
 				i := slices.Index(all, c.byID[con.ID])
 				all[i] = merged
 			}

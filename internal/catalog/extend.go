@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"regexp"
+	"strings"
 )
 
 // A project may extend a built-in connector with tools imported from the
@@ -46,50 +47,52 @@ func ExtensionClash(base *Connector, t *Tool) string {
 }
 
 // extend returns a copy of the built-in connector ext extends with ext's
-// tools added, each validated as a project's own tool; clashing tools are
-// left out (the built-in catalog may have gained them since the import),
-// and an extension of a connector the catalog no longer has is nil.
-func (c *Catalog) extend(ext *Connector) (*Connector, []string) {
+// tools added, each validated as a project's own tool. It leaves out, and
+// returns with the reason, tools that clash with curated ones (the built-in
+// catalog may have gained them since the import) and tools that do not
+// validate (the rules may have tightened since), so neither breaks the
+// project's catalog. An extension of a connector the catalog no longer
+// has is nil.
+func (c *Catalog) extend(ext *Connector) (*Connector, map[string]string) {
 	base, ok := c.byID[ext.ID]
 	if !ok || !base.Builtin() {
-		// A release that drops the connector leaves its extensions
-		// inert rather than breaking the project's catalog.
 		return nil, nil
 	}
 	merged := *base
 	merged.Tools = append(make([]*Tool, 0, len(base.Tools)+len(ext.Tools)), base.Tools...)
-	v := &validator{relaxed: true}
-	for i, t := range ext.Tools {
-		if _, taken := c.toolByID[t.ID]; taken || ExtensionClash(base, t) != "" {
+	dropped := map[string]string{}
+	for _, t := range ext.Tools {
+		if _, taken := c.toolByID[t.ID]; taken {
+			dropped[t.ID] = "a built-in tool has this id"
+			continue
+		}
+		if why := ExtensionClash(base, t); why != "" {
+			dropped[t.ID] = why
 			continue
 		}
 		t.connector, t.Extended = &merged, true
-		v.tool(fmt.Sprintf("tools[%d] (%s)", i, t.ID), &merged, t)
+		v := &validator{relaxed: true}
+		v.tool(t.ID, &merged, t)
+		if len(v.problems) > 0 {
+			dropped[t.ID] = strings.Join(v.problems, "; ")
+			continue
+		}
 		merged.Tools = append(merged.Tools, t)
 	}
-	var problems []string
-	for _, p := range v.problems {
-		problems = append(problems, "extension of "+ext.ID+": "+p)
-	}
-	return &merged, problems
+	return &merged, dropped
 }
 
 // CheckExtension validates an extension of the built-in connector base as
-// With would, and returns the tools that would join it.
-func CheckExtension(base *Connector, ext *Connector) ([]*Tool, error) {
+// With does: it returns the tools that join base and, by id, why each
+// other tool does not.
+func CheckExtension(base *Connector, ext *Connector) ([]*Tool, map[string]string, error) {
 	cat, errs := newCatalog([]*Connector{base})
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("catalog: %v", errs)
+		return nil, nil, fmt.Errorf("catalog: %v", errs)
 	}
-	out, err := cat.With([]*Connector{ext})
-	if err != nil {
-		return nil, err
+	merged, dropped := cat.extend(ext)
+	if merged == nil {
+		return nil, nil, fmt.Errorf("%q is not a built-in connector", ext.ID)
 	}
-	var added []*Tool
-	for _, t := range out.byID[base.ID].Tools {
-		if t.Extended {
-			added = append(added, t)
-		}
-	}
-	return added, nil
+	return merged.Tools[len(base.Tools):], dropped, nil
 }

@@ -39,7 +39,7 @@ func ExtendOpenAPI(ctx context.Context, data []byte, base *catalog.Connector, o 
 	if base == nil || !base.Builtin() {
 		return nil, rep, errors.New("only a built-in connector can be extended")
 	}
-	doc, err := loadDocument(data)
+	doc, err := loadDocument(data, true)
 	if err != nil {
 		return nil, rep, err
 	}
@@ -86,10 +86,26 @@ func ExtendOpenAPI(ctx context.Context, data []byte, base *catalog.Connector, o 
 	}
 	// Validate now, against the connector it joins, so nothing is stored
 	// half-made.
-	added, err := catalog.CheckExtension(base, ext)
+	added, dropped, err := catalog.CheckExtension(base, ext)
 	if err != nil {
 		return nil, rep, err
 	}
+	for _, t := range ext.Tools {
+		if why, ok := dropped[t.ID]; ok {
+			rep.Skipped = append(rep.Skipped, t.Request.Method+" "+t.Request.Path+" ("+t.ID+"): "+why)
+		}
+	}
+	if len(added) == 0 {
+		return nil, rep, errors.New("the document has no operation Switchboard can add to the connector")
+	}
+	// Only the tools that join are stored.
+	keep := ext.Tools[:0]
+	for _, t := range ext.Tools {
+		if _, ok := dropped[t.ID]; !ok {
+			keep = append(keep, t)
+		}
+	}
+	ext.Tools = keep
 	rep.Tools = len(added)
 	return ext, rep, nil
 }

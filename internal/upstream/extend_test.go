@@ -177,3 +177,45 @@ func TestCatalogs_ExtensionJoinsTheBuiltinOnlyInItsProject(t *testing.T) {
 		t.Fatal("the removed extension's tool is still listed")
 	}
 }
+
+// TestExtendOpenAPI_BadOperationsAreSkippedNotFatal: paths that differ only
+// in placeholder names (as large published descriptions have) are
+// accepted, and an operation Switchboard cannot run (a DELETE with a body)
+// is skipped with the reason while the others are added.
+func TestExtendOpenAPI_BadOperationsAreSkippedNotFatal(t *testing.T) {
+	t.Parallel()
+	const doc = `
+openapi: 3.0.3
+info: {title: t, version: "1"}
+servers: [{url: "https://api.github.com"}]
+paths:
+  /widgets/{widget_id}:
+    get:
+      operationId: widgets/get
+      parameters: [{name: widget_id, in: path, required: true, schema: {type: string}}]
+      responses: {"200": {description: ok}}
+  /widgets/{digest}:
+    delete:
+      operationId: widgets/delete-by-digest
+      parameters: [{name: digest, in: path, required: true, schema: {type: string}}]
+      requestBody:
+        content: {application/json: {schema: {type: object, properties: {reason: {type: string}}}}}
+      responses: {"204": {description: ok}}
+`
+	cat := builtins(t)
+	base, _ := cat.Connector("github")
+	ext, rep, err := ExtendOpenAPI(context.Background(), []byte(doc), base, ExtendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ext.Tools) != 1 || ext.Tools[0].ID != "github_widgets_get" || rep.Tools != 1 {
+		t.Fatalf("tools %+v, report %+v", ext.Tools, rep)
+	}
+	if len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0], "github_widgets_delete_by_digest") || !strings.Contains(rep.Skipped[0], "no body") {
+		t.Fatalf("skipped %v", rep.Skipped)
+	}
+	// A plain import stays strict about conflicting paths.
+	if _, _, err := ImportOpenAPI(context.Background(), []byte(doc), ImportOptions{ID: "widgets"}); err == nil || !strings.Contains(err.Error(), "conflicting paths") {
+		t.Fatalf("plain import: %v", err)
+	}
+}
