@@ -27,20 +27,33 @@ func RouteKey(method, path string) string {
 // ExtensionClash says why an extension tool t may not join the built-in
 // connector base ("" when it may): a curated tool of base has its id, or
 // calls its method and path.
-func ExtensionClash(base *Connector, t *Tool) string {
-	var route string
-	if t.Request != nil {
-		route = RouteKey(t.Request.Method, t.Request.Path)
-	}
+func ExtensionClash(base *Connector, t *Tool) string { return newClashes(base).of(t) }
+
+// clashes indexes a built-in connector's curated tools by id and route.
+type clashes struct{ ids, routes map[string]string }
+
+func newClashes(base *Connector) clashes {
+	c := clashes{ids: map[string]string{}, routes: map[string]string{}}
 	for _, b := range base.Tools {
 		if b.Extended {
 			continue
 		}
-		if b.ID == t.ID {
-			return "the curated tool " + b.ID + " has this id"
+		c.ids[b.ID] = b.ID
+		if b.Request != nil {
+			c.routes[RouteKey(b.Request.Method, b.Request.Path)] = b.ID
 		}
-		if b.Request != nil && route != "" && RouteKey(b.Request.Method, b.Request.Path) == route {
-			return "the curated tool " + b.ID + " calls " + route
+	}
+	return c
+}
+
+func (c clashes) of(t *Tool) string {
+	if _, ok := c.ids[t.ID]; ok {
+		return "the curated tool " + t.ID + " has this id"
+	}
+	if t.Request != nil {
+		route := RouteKey(t.Request.Method, t.Request.Path)
+		if id, ok := c.routes[route]; ok {
+			return "the curated tool " + id + " calls " + route
 		}
 	}
 	return ""
@@ -61,12 +74,13 @@ func (c *Catalog) extend(ext *Connector) (*Connector, map[string]string) {
 	merged := *base
 	merged.Tools = append(make([]*Tool, 0, len(base.Tools)+len(ext.Tools)), base.Tools...)
 	dropped := map[string]string{}
+	curated := newClashes(base)
 	for _, t := range ext.Tools {
 		if _, taken := c.toolByID[t.ID]; taken {
 			dropped[t.ID] = "a built-in tool has this id"
 			continue
 		}
-		if why := ExtensionClash(base, t); why != "" {
+		if why := curated.of(t); why != "" {
 			dropped[t.ID] = why
 			continue
 		}
