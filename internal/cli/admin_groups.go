@@ -84,9 +84,11 @@ var adminGroups = []adminGroup{
 	{name: "asset", summary: "images for the Connect page", commands: []adminVerb{
 		{"upload", "--project ID FILE [--json]", "store an image as projects/<project>/<sha256>.<ext>", (*Program).adminAssetUpload},
 	}},
-	{name: "openapi", summary: "a project's own REST API as a connector", commands: []adminVerb{
-		{"import", "--project ID --id my_api FILE_OR_URL [--base-url …] [--name …] [--category …]",
-			"import or re-import an OpenAPI 3.0/3.1 document", (*Program).adminOpenAPIImport},
+	{name: "openapi", summary: "a project's own REST API as a connector, or a built-in connector extended", commands: []adminVerb{
+		{"import", "--project ID --id my_api FILE_OR_URL [--base-url …] [--name …] [--category …] | --project ID --extends CONNECTOR FILE_OR_URL [--base-url-check=false]",
+			"import or re-import an OpenAPI 3.0/3.1 document; with --extends, add a provider's own description as tools of its built-in connector",
+			(*Program).adminOpenAPIImport},
+		{"remove", "--project ID (--extends CONNECTOR | --id my_api)", "remove an extension or an imported API", (*Program).adminOpenAPIRemove},
 	}},
 	{name: "mcp-server", summary: "a project's own MCP servers as connectors", commands: []adminVerb{
 		{"add", "--project ID --id my_crm --url https://… [--name …] [--header 'X-Api-Key: …']", "add a server and discover its tools", mcpServerVerb("add")},
