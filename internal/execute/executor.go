@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/quota"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
@@ -41,8 +42,11 @@ type Options struct {
 	Guard *netguard.Guard
 	// Keyring opens the sealed static headers of a project's MCP servers.
 	Keyring *secret.Keyring
-	Logger  *slog.Logger
-	Now     func() time.Time
+	// Quotas admits or refuses each call that is about to reach a provider
+	// by the project's quotas; nil admits every call.
+	Quotas *quota.Service
+	Logger *slog.Logger
+	Now    func() time.Time
 }
 
 // Executor runs tools and proxy calls. It is safe for concurrent use.
@@ -51,6 +55,7 @@ type Executor struct {
 	accounts *account.Service
 	guard    *netguard.Guard
 	keyring  *secret.Keyring
+	quotas   *quota.Service
 	log      *slog.Logger
 	now      func() time.Time
 	// owner names this process in refresh leases.
@@ -75,7 +80,7 @@ func New(o Options) *Executor {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	e := &Executor{
-		store: o.Store, accounts: o.Accounts, guard: o.Guard, keyring: o.Keyring, log: o.Logger, now: o.Now,
+		store: o.Store, accounts: o.Accounts, guard: o.Guard, keyring: o.Keyring, quotas: o.Quotas, log: o.Logger, now: o.Now,
 		owner: hex.EncodeToString(b[:]), handlers: builtinHandlers(),
 		tokens: newTokenCache(), fresh: newFreshCredentials(), granted: newGrantedScopes(),
 	}
@@ -191,6 +196,11 @@ func (e *Executor) ExecuteLogged(ctx context.Context, t tenant.Tenant, c Call, r
 		return nil, err
 	}
 	out.keepSecrets = rec != nil && rec.Payloads
+	// The quota counts the calls that reach the provider: one refused
+	// before (bad input, no account) costs nothing.
+	if err := e.quotas.Admit(ctx, t, quota.Call{UserID: c.UserID, ConnectorID: con.ID, ToolID: tool.ID}); err != nil {
+		return nil, err
+	}
 	resp, err := e.send(ctx, out, conn, cred, con)
 	noteProvider(rec, out)
 	if err != nil {

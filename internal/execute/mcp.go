@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
+	"github.com/switchboard-gw/switchboard/internal/quota"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 	"github.com/switchboard-gw/switchboard/internal/upstream"
@@ -37,6 +38,9 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	params := &mcp.CallToolParams{Name: tool.UpstreamName, Arguments: input}
 	if rec != nil {
 		rec.ConnectionID = conn.ID
+	}
+	if err := e.quotas.Admit(ctx, t, quota.Call{UserID: c.UserID, ConnectorID: con.ID, ToolID: tool.ID}); err != nil {
+		return nil, err
 	}
 	// The provider's part is the MCP server's time, connecting included.
 	start := time.Now()

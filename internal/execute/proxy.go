@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/quota"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
@@ -101,6 +102,9 @@ func (e *Executor) ProxyLogged(ctx context.Context, t tenant.Tenant, c ProxyCall
 		}
 		return nil
 	})
+	if err := e.quotas.Admit(ctx, t, quota.Call{UserID: c.UserID, ConnectorID: con.ID}); err != nil {
+		return nil, err
+	}
 	resp, err := e.send(ctx, out, conn, cred, con)
 	noteProvider(rec, out)
 	if err != nil {

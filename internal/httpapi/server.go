@@ -17,6 +17,8 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
+	"github.com/switchboard-gw/switchboard/internal/quota"
+	"github.com/switchboard-gw/switchboard/internal/redact"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/trigger"
@@ -46,6 +48,9 @@ type Options struct {
 	Webhooks *webhook.Service
 	// ExecLog records tool calls (execute, proxy); nil records nothing.
 	ExecLog *execlog.Log
+	// Quotas and Redact keep the projects' quotas and redaction rules.
+	Quotas *quota.Service
+	Redact *redact.Service
 	// Logos holds logos/<connector id>.svg.
 	Logos fs.FS
 	// BaseURL, WebURL and AssetsURL are the public addresses of {base_url},
@@ -75,6 +80,8 @@ type Server struct {
 	triggers  *trigger.Service
 	webhooks  *webhook.Service
 	execlog   *execlog.Log
+	quotas    *quota.Service
+	redact    *redact.Service
 	logos     fs.FS
 	baseURL   string
 	webURL    string
@@ -89,7 +96,7 @@ func New(o Options) *Server {
 	s := &Server{
 		store: o.Store, log: o.Logger, catalog: o.Catalog, catalogs: o.Catalogs, accounts: o.Accounts, executor: o.Executor,
 		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page,
-		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, logos: o.Logos,
+		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, quotas: o.Quotas, redact: o.Redact, logos: o.Logos,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
 		maxBody: o.MaxBodyBytes, bodyReadTimeout: o.BodyReadTimeout,
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/connect"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
+	"github.com/switchboard-gw/switchboard/internal/redact"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
@@ -32,6 +33,9 @@ type Options struct {
 	Now     func() time.Time
 	// Log records the calls that act (execlog); nil records nothing.
 	Log *execlog.Log
+	// Redact holds projects' redaction rules, applied to what a call hands
+	// the model; nil redacts nothing.
+	Redact *redact.Service
 }
 
 // Service creates, reads and runs sessions.
@@ -41,6 +45,7 @@ type Service struct {
 	exec     *execute.Executor
 	links    *connect.Service
 	log      *execlog.Log
+	redact   *redact.Service
 	baseURL  string
 	now      func() time.Time
 	cache    caches
@@ -48,7 +53,7 @@ type Service struct {
 
 // NewService returns a Service.
 func NewService(o Options) *Service {
-	s := &Service{store: o.Store, accounts: o.Accounts, exec: o.Executor, links: o.Links, log: o.Log, baseURL: o.BaseURL, now: o.Now,
+	s := &Service{store: o.Store, accounts: o.Accounts, exec: o.Executor, links: o.Links, log: o.Log, redact: o.Redact, baseURL: o.BaseURL, now: o.Now,
 		cache: newCaches()}
 	if s.now == nil {
 		s.now = time.Now
