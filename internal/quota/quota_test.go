@@ -3,6 +3,8 @@ package quota_test
 import (
 	"context"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -183,5 +185,84 @@ func TestCreate_BadQuotasRefusedWithIssues(t *testing.T) {
 		t.Fatal("an update of no quota succeeded")
 	} else if e, _ := apierr.As(err); e == nil || e.Code != apierr.NotFound {
 		t.Fatalf("update of no quota: %v", err)
+	}
+}
+
+// TestAdmit_TwoReplicasOnPostgres: two services, each with a store of its
+// own on one PostgreSQL database (two replicas), see a quota created
+// through either one at the next version and admit exactly its limit
+// between them under concurrent calls.
+func TestAdmit_TwoReplicasOnPostgres(t *testing.T) {
+	t.Parallel()
+	url := storetest.PostgresSchemaURL(t)
+	ctx := context.Background()
+	open := func() *store.Store {
+		s, err := store.Open(ctx, url, store.Options{MaxConns: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	stA, stB := open(), open()
+	if _, err := stA.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.LoadOnly(builtin.FS, []string{"github"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := stA.CreateProject(ctx, "p")
+	a, b := quota.New(stA, nil), quota.New(stB, nil)
+	tn := tenant.Tenant{ProjectID: p.ID, Catalog: cat}
+	call := quota.Call{UserID: "alice", ConnectorID: "github", ToolID: "github_create_issue"}
+	// Both replicas cache "no quotas" at the first version.
+	tn = current(t, stA, tn)
+	if a.Admit(ctx, tn, call) != nil || b.Admit(ctx, tn, call) != nil {
+		t.Fatal("no quotas yet")
+	}
+	const limit = 20
+	n := int64(limit)
+	if _, err := a.Create(ctx, tn, quota.Request{Window: "day", Limit: &n, ToolID: "github_create_*"}); err != nil {
+		t.Fatal(err)
+	}
+	tn = current(t, stB, tn)
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 3 * limit {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			svc := a
+			if i%2 == 1 {
+				svc = b
+			}
+			err := svc.Admit(ctx, tn, call)
+			switch e, _ := apierr.As(err); {
+			case err == nil:
+				admitted.Add(1)
+			case e == nil || e.Code != apierr.RateLimited:
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if admitted.Load() != limit {
+		t.Fatalf("two replicas admitted %d calls, want exactly %d", admitted.Load(), limit)
+	}
+}
+
+// TestAdmit_NoQuotas_NoAllocations: the hot path of a project without
+// quotas (a cached answer) allocates nothing.
+func TestAdmit_NoQuotas_NoAllocations(t *testing.T) {
+	svc, st, tn := setup(t, nil)
+	ctx := context.Background()
+	tn = current(t, st, tn)
+	call := quota.Call{UserID: "alice", ConnectorID: "github", ToolID: "github_create_issue"}
+	if err := svc.Admit(ctx, tn, call); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(1000, func() { _ = svc.Admit(ctx, tn, call) }); n != 0 {
+		t.Fatalf("Admit without quotas allocates %v times per call", n)
 	}
 }
