@@ -704,6 +704,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One page of the project's execution log, newest first */
+        get: operations["listLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One execution log record */
+        get: operations["getLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's quotas, oldest first */
+        get: operations["listQuotas"];
+        put?: never;
+        /** Limit calls per minute, hour or day */
+        post: operations["createQuota"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/quotas/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One quota */
+        get: operations["getQuota"];
+        put?: never;
+        post?: never;
+        /** Remove a quota and its counts */
+        delete: operations["deleteQuota"];
+        options?: never;
+        head?: never;
+        /** Change a quota's window and limit (its filters stay) */
+        patch: operations["updateQuota"];
+        trace?: never;
+    };
+    "/v1/redaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's redaction rules */
+        get: operations["getRedaction"];
+        /** Replace the project's redaction rules */
+        put: operations["putRedaction"];
+        post?: never;
+        /** Remove the rules: nothing is redacted */
+        delete: operations["deleteRedaction"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "trigger.fired": {
@@ -737,10 +827,11 @@ export interface components {
          *     CONNECTION_NOT_FOUND (400 when the id came in a body rather than a path);
          *     409 AMBIGUOUS_CONNECTION, CONFLICT, NAME_TAKEN, CONNECTOR_UNAVAILABLE;
          *     410 LINK_USED, LINK_EXPIRED; 500 INTERNAL_ERROR, and EXECUTION_ERROR for a
-         *     failed credential rotation; 502 UPSTREAM_ERROR; 503 CREDENTIAL_UNAVAILABLE.
+         *     failed credential rotation; 502 UPSTREAM_ERROR; 503 CREDENTIAL_UNAVAILABLE; 429 RATE_LIMITED
+         *     (a project quota is spent; Retry-After says when to try again).
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "MISSING_CONNECTION" | "REAUTH_REQUIRED" | "CONNECTION_NOT_FOUND" | "EXECUTION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "ACTION_DISABLED" | "FORBIDDEN_ENDPOINT" | "NOT_FOUND" | "TOOL_NOT_FOUND" | "CONNECTOR_NOT_FOUND" | "SESSION_NOT_FOUND" | "AMBIGUOUS_CONNECTION" | "CONFLICT" | "NAME_TAKEN" | "CONNECTOR_UNAVAILABLE" | "LINK_USED" | "LINK_EXPIRED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "CREDENTIAL_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "MISSING_CONNECTION" | "REAUTH_REQUIRED" | "CONNECTION_NOT_FOUND" | "EXECUTION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "ACTION_DISABLED" | "FORBIDDEN_ENDPOINT" | "NOT_FOUND" | "TOOL_NOT_FOUND" | "CONNECTOR_NOT_FOUND" | "SESSION_NOT_FOUND" | "AMBIGUOUS_CONNECTION" | "CONFLICT" | "NAME_TAKEN" | "CONNECTOR_UNAVAILABLE" | "LINK_USED" | "LINK_EXPIRED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "CREDENTIAL_UNAVAILABLE" | "RATE_LIMITED";
         /**
          * @example {
          *       "error": {
@@ -1078,7 +1169,7 @@ export interface components {
             ok: false;
             error: components["schemas"]["Refusal"];
         };
-        /** @description A refusal for the model to act on; lowercase codes such as connection_required, missing_scopes (with connector and connectUrl), not_in_scope, read_only, data_class_not_allowed, invalid_arguments, or a lowercase API error code. */
+        /** @description A refusal for the model to act on; lowercase codes such as connection_required, missing_scopes (with connector and connectUrl), not_in_scope, read_only, data_class_not_allowed, invalid_arguments, or a lowercase API error code; rate_limited (with retryAfter) when a project quota or the provider's own limit refused the call. */
         Refusal: {
             code: string;
             message: string;
@@ -1087,6 +1178,8 @@ export interface components {
             issues?: components["schemas"]["Issue"][];
             choices?: components["schemas"]["Choice"][];
             upstream?: components["schemas"]["Upstream"];
+            /** @description With rate_limited: seconds to wait before trying again (the quota's window, or the provider's Retry-After); absent when unknown. */
+            retryAfter?: number;
         };
         JSONRPCRequest: {
             /** @constant */
@@ -1147,6 +1240,8 @@ export interface components {
                         group?: string;
                         default?: string;
                         description?: string;
+                        /** @description regular expression the value must match in full; the server checks it again when the account is stored */
+                        pattern?: string;
                         /** @description the user may leave the field empty (it only chooses among the accounts a sign-in grants) */
                         optional?: boolean;
                     }[] | null;
@@ -1227,6 +1322,40 @@ export interface components {
             nextAttemptAt: string | null;
             createdAt: components["schemas"]["Timestamp"];
         };
+        /** @description One tool call. Inputs and outputs appear only for projects that store payloads (docs/execution-log.md). */
+        LogRecord: {
+            /** Format: uuid */
+            id: string;
+            createdAt: components["schemas"]["Timestamp"];
+            userId: string;
+            connectorId: string | null;
+            /** @description The tool id, a meta tool's name, or for a raw proxy request its method and endpoint without the query string (at most 200 characters). */
+            tool: string | null;
+            /** @description The account the call ran with, once it was chosen. */
+            connectionId: string | null;
+            sessionId: string | null;
+            endpointId: string | null;
+            /** @description The API key the call came with. */
+            apiKeyId: string | null;
+            /** @description `ok`, or the error code (REST) or refusal code (sessions, MCP) the caller was answered with. */
+            outcome: string;
+            /** @description The provider's last HTTP status; null when no answer came. */
+            providerStatus: number | null;
+            /** @description The gateway's whole time on the call, in milliseconds with microsecond precision. */
+            durationMs: number;
+            /** @description The part of durationMs spent on provider requests. */
+            providerMs: number;
+            /** @description The X-Request-Id of the request, as in the server log. */
+            requestId: string | null;
+            /** @description Redacted and capped; only when the project stores payloads. */
+            input?: unknown;
+            /** @description Redacted and capped; only when the project stores payloads. */
+            output?: unknown;
+        };
+        LogPage: {
+            data: components["schemas"]["LogRecord"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
         /**
          * @description The body of a trigger.fired delivery to a project's webhook endpoints.
          * @example {
@@ -1268,6 +1397,48 @@ export interface components {
                 /** @description The provider's event as it arrived, verified. */
                 payload: unknown;
             };
+        };
+        /** @description At most `limit` calls in each fixed window (UTC-aligned minute, hour or day) over the calls the filters match; counted across replicas in the database. */
+        Quota: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            window: "minute" | "hour" | "day";
+            limit: number;
+            /** @description Only this end user's calls; null for every user. */
+            userId: string | null;
+            /** @description Each end user has the whole limit to themselves. */
+            perUser: boolean;
+            /** @description Only calls to this connector (tools and the raw proxy). */
+            connectorId: string | null;
+            /** @description Only this tool, or tools whose id starts with the prefix before a trailing `*`; a raw proxy request is no tool. */
+            toolId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        QuotaRequest: {
+            /** @enum {string} */
+            window: "minute" | "hour" | "day";
+            limit: number;
+            userId?: string;
+            perUser?: boolean;
+            connectorId?: string;
+            toolId?: string;
+        };
+        /** @description What is hidden in tool outputs before they reach a model (docs/redaction.md). */
+        RedactionRules: {
+            /** @description False when the project has no rules. */
+            enabled: boolean;
+            detectors: ("email" | "phone" | "card" | "iban" | "secret")[];
+            patterns: components["schemas"]["RedactionPattern"][];
+            /** @description Also redact the answers of POST /v1/tools/execute and /v1/tools/proxy. */
+            restExecute: boolean;
+        };
+        RedactionPattern: {
+            /** @description Matches become [redacted:<name>]. */
+            name: string;
+            /** @description RE2 syntax; when it has a capturing group, only the first group's text is replaced. */
+            pattern: string;
         };
     };
     responses: {
@@ -1420,6 +1591,25 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description RATE_LIMITED: one of the project's quotas has no call left in its window (docs/quotas.md). */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds until the window that refused the call ends. */
+                "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "RATE_LIMITED",
+                 *         "message": "the limit of 100 calls per hour for each user on github is reached; try again in 1200 seconds"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -2214,6 +2404,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["Unavailable"];
@@ -2275,6 +2466,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["Unavailable"];
@@ -2988,6 +3180,310 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    listLogs: {
+        parameters: {
+            query?: {
+                /** @description Only this user's calls. */
+                userId?: string;
+                /** @description Only calls of this connector. */
+                connectorId?: string;
+                /** @description Only calls of this tool (or, for the proxy, this method and endpoint). */
+                toolId?: string;
+                /** @description Only calls with this outcome (`ok` or a code). */
+                outcome?: string;
+                /** @description Calls at or after this time (RFC 3339). */
+                since?: string;
+                /** @description Calls before this time (RFC 3339). */
+                until?: string;
+                limit?: components["parameters"]["Limit"];
+                /** @description The previous page's nextCursor. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of records. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LogRecord"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quotas. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quota"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "window": "hour",
+                 *       "limit": 100,
+                 *       "perUser": true,
+                 *       "connectorId": "github"
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuotaRequest"];
+            };
+        };
+        responses: {
+            /** @description The new quota. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quota"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quota. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quota"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IDEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "window": "day",
+                 *       "limit": 1000
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuotaRequest"];
+            };
+        };
+        responses: {
+            /** @description The quota. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quota"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getRedaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RedactionRules"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    putRedaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "detectors": [
+                 *         "email",
+                 *         "card",
+                 *         "secret"
+                 *       ],
+                 *       "patterns": [
+                 *         {
+                 *           "name": "employee_id",
+                 *           "pattern": "EMP-\\d{6}"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    detectors?: ("email" | "phone" | "card" | "iban" | "secret")[];
+                    patterns?: components["schemas"]["RedactionPattern"][];
+                    restExecute?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The rules now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RedactionRules"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    deleteRedaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RedactionRules"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
     triggerFired: {
