@@ -165,3 +165,43 @@ func TestRedaction_BadRulesRefusedWithIssues(t *testing.T) {
 		t.Fatalf("a refused PUT stored rules: %v", m)
 	}
 }
+
+// TestRedaction_SessionAsksForDetectors: a session's policy.redact turns
+// detectors on for its own results, on a project without rules; another
+// session of the same user is not affected, and unknown detectors are
+// refused.
+func TestRedaction_SessionAsksForDetectors(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	plain := f.sessionFor(t, "u1")
+	code, m, raw := f.json("POST", "/v1/sessions", `{"userId":"u1","connectors":["delta"],"policy":{"redact":["email","card"]}}`)
+	if code != 201 {
+		t.Fatalf("session with redact: %d %s", code, raw)
+	}
+	if pol := dataOf(m)["policy"].(map[string]any); len(pol["redact"].([]any)) != 2 {
+		t.Fatalf("policy not shown: %s", raw)
+	}
+	asking := "/v1/sessions/" + dataOf(m)["id"].(string)
+	call := func(sess string) string {
+		r := f.do(f.h, "POST", sess+"/tools/switchboard_execute", "Bearer "+f.key,
+			`{"arguments":{"action":"delta_create_task","input":{"title":"jane@example.com paid with 4111111111111111 from +44 20 7946 0958"}}}`,
+			"Content-Type", "application/json")
+		return string(r.body)
+	}
+	got := call(asking)
+	if strings.Contains(got, "jane@example.com") || strings.Contains(got, "4111111111111111") || !strings.Contains(got, "+44 20 7946 0958") {
+		t.Fatalf("session detectors: %s", got)
+	}
+	if got := call(plain); !strings.Contains(got, "jane@example.com") {
+		t.Fatalf("another session was redacted: %s", got)
+	}
+	for _, body := range []string{
+		`{"userId":"u1","policy":{"redact":["ssn"]}}`,
+		`{"userId":"u1","policy":{"redact":["email","email"]}}`,
+		`{"userId":"u1","policy":{"redact":"email"}}`,
+	} {
+		if code, m, raw := f.json("POST", "/v1/sessions", body); code != 400 || errCode(m) != "VALIDATION_ERROR" {
+			t.Errorf("%s: %d %s", body, code, raw)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -171,6 +172,27 @@ func (s *Set) JSON(b []byte) []byte {
 	out, err := json.Marshal(s.raw(b))
 	if err != nil {
 		return nil
+	}
+	return out
+}
+
+// With returns a Set that runs s's detectors and patterns and also the
+// named built-in detectors (a session's own, docs/redaction.md); names s
+// already runs, or that are no detector, are skipped. s may be nil.
+func (s *Set) With(detectors []string) *Set {
+	out := &Set{}
+	if s != nil {
+		out.RESTExecute = s.RESTExecute
+		out.detectors = append(out.detectors, s.detectors...)
+	}
+	for _, name := range detectors {
+		if slices.ContainsFunc(out.detectors, func(d detector) bool { return d.name == name }) {
+			continue
+		}
+		for _, d := range builtins[name] {
+			d.name = name
+			out.detectors = append(out.detectors, d)
+		}
 	}
 	return out
 }

@@ -235,3 +235,20 @@ func TestChecksums(t *testing.T) {
 		}
 	}
 }
+
+func TestWith_AddsDetectorsOnce(t *testing.T) {
+	t.Parallel()
+	var none *Set
+	s := none.With([]string{Email, "nope"})
+	if got := s.Text("jane@example.com 4111111111111111"); got != "[redacted:email] 4111111111111111" {
+		t.Fatalf("nil set with email: %q", got)
+	}
+	base, _ := Compile(Rules{Detectors: []string{Email}, RESTExecute: true})
+	both := base.With([]string{Email, Card})
+	if len(both.detectors) != 2 || !both.RESTExecute {
+		t.Fatalf("detectors %d, restExecute %v", len(both.detectors), both.RESTExecute)
+	}
+	if got := base.Text("4111111111111111"); got != "4111111111111111" {
+		t.Fatalf("With changed its base: %q", got)
+	}
+}

@@ -85,7 +85,7 @@ func (s *Service) Call(ctx context.Context, tn tenant.Tenant, ss *Session, sc *S
 	if err == nil {
 		// Before the log takes the outcome: what the model may not see,
 		// the log does not keep either.
-		out, err = s.redactOutcome(ctx, tn, out)
+		out, err = s.redactOutcome(ctx, tn, ss, out)
 	}
 	if rec.Tool != "" {
 		switch {

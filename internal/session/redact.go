@@ -10,14 +10,20 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
-// redactOutcome applies the project's redaction rules to what a session
-// call hands the model: the result, and a refusal's message and quoted
-// provider body. Without rules it returns out untouched, at the cost of a
-// cache lookup.
-func (s *Service) redactOutcome(ctx context.Context, tn tenant.Tenant, out Outcome) (Outcome, error) {
+// redactOutcome applies the project's redaction rules, and the detectors
+// the session's policy names, to what a session call hands the model: the
+// result, and a refusal's message and quoted provider body. Without either
+// it returns out untouched, at the cost of a cache lookup.
+func (s *Service) redactOutcome(ctx context.Context, tn tenant.Tenant, ss *Session, out Outcome) (Outcome, error) {
 	set, err := s.redact.For(ctx, tn)
-	if err != nil || set == nil {
+	if err != nil {
 		return out, err
+	}
+	if len(ss.Spec.Policy.Redact) > 0 {
+		set = set.With(ss.Spec.Policy.Redact)
+	}
+	if set == nil {
+		return out, nil
 	}
 	if out.OK {
 		out.Result = redactResult(set, out.Result)

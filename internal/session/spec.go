@@ -5,11 +5,13 @@ package session
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/redact"
 )
 
 // Limits (docs/README.md, "Limits").
@@ -29,6 +31,9 @@ type Policy struct {
 	MaxDataClass    string `json:"maxDataClass"`
 	AllowDisconnect bool   `json:"allowDisconnect"`
 	AllowProxy      bool   `json:"allowProxy"`
+	// Redact names built-in detectors this session's results are redacted
+	// with, on top of the project's rules (docs/redaction.md).
+	Redact []string `json:"redact,omitempty"`
 }
 
 // Spec is what a session was created with; it is stored as JSON.
@@ -121,6 +126,7 @@ func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Sp
 			MaxDataClass    *string `json:"maxDataClass"`
 			AllowDisconnect *bool   `json:"allowDisconnect"`
 			AllowProxy      *bool   `json:"allowProxy"`
+			Redact          []string
 		}
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(r.Policy, &obj) != nil {
@@ -140,8 +146,12 @@ func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Sp
 					if err == nil && p.MaxDataClass != nil && catalog.ClassRank(*p.MaxDataClass) < 0 {
 						issues.Add(apierr.IssueInvalidValue, []any{"policy", k}, "must be standard, pii or phi")
 					}
+				case "redact":
+					if err = json.Unmarshal(v, &p.Redact); err == nil {
+						checkDetectors(p.Redact, issues)
+					}
 				default:
-					issues.Add(apierr.IssueUnknownField, []any{"policy", k}, "is not a policy field (readOnly, maxDataClass, allowDisconnect, allowProxy)")
+					issues.Add(apierr.IssueUnknownField, []any{"policy", k}, "is not a policy field (readOnly, maxDataClass, allowDisconnect, allowProxy, redact)")
 					continue
 				}
 				if err != nil {
@@ -160,6 +170,9 @@ func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Sp
 			if p.AllowProxy != nil {
 				s.Policy.AllowProxy = *p.AllowProxy
 			}
+			if len(p.Redact) > 0 {
+				s.Policy.Redact = p.Redact
+			}
 		}
 	}
 	ttl := DefaultTTL
@@ -170,6 +183,19 @@ func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Sp
 		}
 	}
 	return s, ttl
+}
+
+// checkDetectors adds the issues of a policy's redact list: built-in
+// detector names, each once.
+func checkDetectors(names []string, issues *apierr.Issues) {
+	for i, n := range names {
+		switch {
+		case !slices.Contains(redact.Detectors, n):
+			issues.Add(apierr.IssueInvalidValue, []any{"policy", "redact", i}, "must be one of email, phone, card, iban, secret")
+		case slices.Index(names, n) < i:
+			issues.Add(apierr.IssueInvalidValue, []any{"policy", "redact", i}, "%s is named twice", n)
+		}
+	}
 }
 
 func validPattern(p string) bool {

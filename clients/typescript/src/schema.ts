@@ -1098,12 +1098,16 @@ export interface components {
             allowDisconnect: boolean;
             /** @default false */
             allowProxy: boolean;
+            /** @description Built-in redaction detectors applied to this session's results on top of the project's redaction rules (docs/redaction.md). */
+            redact?: ("email" | "phone" | "card" | "iban" | "secret")[];
         };
         Policy: {
             readOnly: boolean;
             maxDataClass: components["schemas"]["DataClass"];
             allowDisconnect: boolean;
             allowProxy: boolean;
+            /** @description The detectors the session asked for; absent when none. */
+            redact?: ("email" | "phone" | "card" | "iban" | "secret")[];
         };
         Session: {
             /** Format: uuid */
