@@ -23,6 +23,8 @@ const (
 	Forbidden             Code = "FORBIDDEN"
 	ActionDisabled        Code = "ACTION_DISABLED"
 	ForbiddenEndpoint     Code = "FORBIDDEN_ENDPOINT"
+	PolicyDenied          Code = "POLICY_DENIED"
+	ApprovalDenied        Code = "APPROVAL_DENIED"
 	NotFound              Code = "NOT_FOUND"
 	ToolNotFound          Code = "TOOL_NOT_FOUND"
 	ConnectorNotFound     Code = "CONNECTOR_NOT_FOUND"
@@ -55,6 +57,8 @@ var statuses = map[Code]int{
 	Forbidden:             http.StatusForbidden,
 	ActionDisabled:        http.StatusForbidden,
 	ForbiddenEndpoint:     http.StatusForbidden,
+	PolicyDenied:          http.StatusForbidden,
+	ApprovalDenied:        http.StatusForbidden,
 	NotFound:              http.StatusNotFound,
 	ToolNotFound:          http.StatusNotFound,
 	ConnectorNotFound:     http.StatusNotFound,

@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	builtin "github.com/switchboard-gw/switchboard/catalog"
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -31,11 +33,13 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/httpapi"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/policy"
 	"github.com/switchboard-gw/switchboard/internal/quota"
 	"github.com/switchboard-gw/switchboard/internal/redact"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 	"github.com/switchboard-gw/switchboard/internal/trigger"
 	"github.com/switchboard-gw/switchboard/internal/upstream"
 	"github.com/switchboard-gw/switchboard/internal/webhook"
@@ -67,6 +71,13 @@ type Options struct {
 	// MaxConns bounds the database pool; 0 takes the configuration's
 	// (SWITCHBOARD_DATABASE_MAX_CONNS), or the store's default.
 	MaxConns int
+	// Metrics turns the metrics on without a metrics listener (tests read
+	// App.Metrics directly); SWITCHBOARD_METRICS_ADDR turns them on too.
+	Metrics bool
+	// TracerProvider, when set, receives the spans instead of the OTLP
+	// exporter the configuration would start (a test's in-memory
+	// exporter), and turns tracing on.
+	TracerProvider trace.TracerProvider
 	// ExecLog tunes the execution log's queue (tests make it small or
 	// slow); its Store, Logger and Now are the application's.
 	ExecLog execlog.Options
@@ -98,9 +109,12 @@ type App struct {
 	Page     *connect.Page
 	Triggers *trigger.Service
 	Webhooks *webhook.Service
-	// Worker delivers webhooks; Refresher re-discovers projects' MCP
-	// servers. Both run under Run.
+	// Policies holds the projects' policy rules and approvals.
+	Policies *policy.Service
+	// Worker delivers webhooks; Poller polls the poll triggers;
+	// Refresher re-discovers projects' MCP servers. All run under Run.
 	Worker    *webhook.Worker
+	Poller    *trigger.Poller
 	Refresher *upstream.Refresher
 	// ExecLog is the execution log's queue and writer, run under Run.
 	ExecLog *execlog.Log
@@ -111,6 +125,10 @@ type App struct {
 	// MCP serves sessions and endpoints over MCP; API is the HTTP API.
 	MCP *mcpserver.Server
 	API *httpapi.Server
+	// Metrics are the Prometheus metrics, nil when off; Tracer makes the
+	// spans, nil when tracing is off.
+	Metrics *telemetry.Metrics
+	Tracer  *telemetry.Tracer
 
 	onListen func(name, addr string)
 
@@ -143,16 +161,37 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	if catFS == nil {
 		catFS = builtin.FS
 	}
-	a := &App{Config: cfg, Logger: log, onListen: o.OnListen}
+	a := &App{Config: cfg, onListen: o.OnListen}
+	switch {
+	case o.TracerProvider != nil:
+		a.Tracer = telemetry.NewTracer(o.TracerProvider)
+	case cfg.Tracing:
+		t, err := telemetry.StartTracing(ctx, log)
+		if err != nil {
+			return nil, err
+		}
+		a.Tracer = t
+	}
+	if a.Tracer != nil {
+		// Lines logged in a span's context show its trace and span ids.
+		log = slog.New(telemetry.WithTraceIDs(log.Handler()))
+	}
+	a.Logger = log
+	if o.Metrics || cfg.MetricsAddr != "" {
+		a.Metrics = telemetry.NewMetrics()
+	}
 
 	st, err := OpenStore(ctx, cfg, log, store.Options{Now: o.Now, MaxConns: cmp.Or(o.MaxConns, cfg.DatabaseMaxConns)})
 	if err != nil {
+		a.Tracer.Shutdown(context.WithoutCancel(ctx))
 		return nil, err
 	}
 	a.Store = st
+	a.Metrics.WatchStore(st, log)
 	ring, err := LoadKeyring(ctx, cfg, st, log)
 	if err != nil {
 		st.Close()
+		a.Tracer.Shutdown(context.WithoutCancel(ctx))
 		return nil, err
 	}
 	a.Keyring = ring
@@ -161,6 +200,7 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	cat, err := catalog.Load(catFS)
 	if err != nil {
 		st.Close()
+		a.Tracer.Shutdown(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("load the catalog: %w", err)
 	}
 	a.Catalog = cat
@@ -177,29 +217,35 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	lo := o.ExecLog
 	lo.Store, lo.Logger, lo.Now = st, log, o.Now
 	a.ExecLog = execlog.New(lo)
+	a.Metrics.ExecutionLogDrops(a.ExecLog.Dropped)
 	a.Accounts = account.NewService(st, ring)
 	a.Quotas = quota.New(st, o.Now)
 	a.Redact = redact.New(st)
-	a.Executor = execute.New(execute.Options{Store: st, Accounts: a.Accounts, Guard: guard, Keyring: ring, Quotas: a.Quotas,
-		Logger: log, Now: o.Now})
-	a.Accounts.SetVerifier(a.Executor)
 	a.Worker = webhook.NewWorker(st, ring, guard.Webhooks().Client(), log, o.Now)
+	a.Worker.Metrics = a.Metrics
+	a.Policies = policy.NewService(policy.Options{Store: st, BaseURL: cfg.BaseURL, WebURL: cfg.WebURL,
+		Notify: a.Worker.Notify, Logger: log, Now: o.Now})
+	a.Executor = execute.New(execute.Options{Store: st, Accounts: a.Accounts, Guard: guard, Keyring: ring, Policies: a.Policies,
+		Quotas: a.Quotas, Logger: log, Now: o.Now, Metrics: a.Metrics, Tracer: a.Tracer})
+	a.Accounts.SetVerifier(a.Executor)
 	a.Refresher = &upstream.Refresher{Store: st, Keyring: ring, Guard: guard, Logger: log}
 	a.Webhooks = webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: cfg.WebhooksAllowHTTPLoopback,
 		Notify: a.Worker.Notify, AllowedFunc: guard.Webhooks().Allowed, LookupFunc: o.LookupFunc})
 	a.Triggers = trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: a.Executor,
-		Logger: log, BaseURL: cfg.BaseURL, Notify: a.Worker.Notify, Now: o.Now})
+		Logger: log, BaseURL: cfg.BaseURL, Notify: a.Worker.Notify, Now: o.Now, Metrics: a.Metrics})
+	a.Poller = trigger.NewPoller(trigger.PollerOptions{Store: st, Catalog: cat, Caller: a.Executor, TenantFunc: a.Catalogs.Load,
+		Logger: log, Notify: a.Worker.Notify, Now: o.Now})
 	a.Links = connect.NewService(st, cfg.WebURL, o.Now)
 	a.Sessions = session.NewService(session.Options{Store: st, Accounts: a.Accounts, Executor: a.Executor, Links: a.Links,
-		BaseURL: cfg.BaseURL, Now: o.Now, Log: a.ExecLog, Redact: a.Redact})
+		Policies: a.Policies, BaseURL: cfg.BaseURL, Now: o.Now, Log: a.ExecLog, Redact: a.Redact})
 	a.Page = connect.NewPage(connect.PageOptions{Links: a.Links, Store: st, Projects: a.Catalogs, Accounts: a.Accounts,
 		Executor: a.Executor, Keyring: ring, Guard: guard, Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL, Now: o.Now})
-	a.MCP = mcpserver.New(a.Sessions, log)
+	a.MCP = mcpserver.New(a.Sessions, log, a.Tracer)
 	a.API = httpapi.New(httpapi.Options{
 		Store: st, Logger: log, Catalog: cat, Catalogs: a.Catalogs, Logos: catFS, Accounts: a.Accounts, Executor: a.Executor,
 		Sessions: a.Sessions, MCP: a.MCP, Links: a.Links, Page: a.Page, Triggers: a.Triggers, Webhooks: a.Webhooks,
-		ExecLog: a.ExecLog, Quotas: a.Quotas, Redact: a.Redact, BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
-		BodyReadTimeout: cfg.BodyReadTimeout,
+		ExecLog: a.ExecLog, Policies: a.Policies, Quotas: a.Quotas, Redact: a.Redact, BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
+		BodyReadTimeout: cfg.BodyReadTimeout, Metrics: a.Metrics, Tracer: a.Tracer,
 	})
 	return a, nil
 }

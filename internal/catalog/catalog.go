@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -16,6 +17,12 @@ type Catalog struct {
 	triggers   map[string]*Trigger
 	toolIndex  *Index
 	connIndex  *Index
+	toolClass  []int    // verb class of each tool, by position
+	toolVerb   []string // first word of each tool's id after the connector
+	toolConn   []int    // position of each tool's connector in connectors
+	connOrd    map[string]int
+	aliases    *aliasTable
+	speller    *speller
 }
 
 func newCatalog(cs []*Connector) (*Catalog, []string) {
@@ -51,6 +58,21 @@ func newCatalog(cs []*Connector) (*Catalog, []string) {
 		toolDocs[i] = toolDocument(t)
 	}
 	c.toolIndex = newIndex(toolDocs)
+	c.connOrd = make(map[string]int, len(c.connectors))
+	for i, con := range c.connectors {
+		c.connOrd[con.ID] = i
+	}
+	c.toolConn = make([]int, len(c.tools))
+	for i, t := range c.tools {
+		c.toolConn[i] = c.connOrd[t.connector.ID]
+	}
+	c.toolClass = make([]int, len(c.tools))
+	c.toolVerb = make([]string, len(c.tools))
+	for i, t := range c.tools {
+		c.toolClass[i], c.toolVerb[i] = toolClassOf(t)
+	}
+	c.aliases = newAliasTable(c.connectors)
+	c.speller = newSpeller(c.toolIndex, c.aliases)
 	connDocs := make([][]field, len(c.connectors))
 	for i, con := range c.connectors {
 		connDocs[i] = connectorDocument(con)
@@ -129,36 +151,42 @@ func (t *Trigger) ValidateConfig(config map[string]any) error {
 
 // ToolHit is a tool ranked for a query.
 type ToolHit struct {
-	Tool  *Tool
+	Tool *Tool
+	// Score orders the hits of one query; it does not compare across queries.
 	Score float64
+	// Relevance, from 0 to 1, is how much of the request the tool covers;
+	// under MatchThreshold the tool does not match it well.
+	Relevance float64
 }
 
 // SearchTools ranks the tools that match query, best first, keeping only
 // those keep accepts (nil keeps all). The index was built at load, so a
-// search reads postings and never scans the catalog.
+// search reads postings and never scans the catalog's text. A request of
+// several steps interleaves the steps' rankings (see SearchSteps).
 func (c *Catalog) SearchTools(query string, keep func(*Tool) bool) []ToolHit {
-	var k func(int) bool
-	if keep != nil {
-		k = func(doc int) bool { return keep(c.tools[doc]) }
-	}
-	hits := c.toolIndex.Search(query, k)
-	out := make([]ToolHit, len(hits))
-	for i, h := range hits {
-		out[i] = ToolHit{Tool: c.tools[h.Doc], Score: h.Score}
-	}
-	return out
+	return c.SearchSteps(query, keep).Hits
 }
 
-// SearchConnectors ranks the connectors that match query, best first.
+// SearchConnectors ranks the connectors that match query, best first: the
+// ones it names, then by BM25 over their id, name and description.
 func (c *Catalog) SearchConnectors(query string, keep func(*Connector) bool) []*Connector {
 	var k func(int) bool
 	if keep != nil {
 		k = func(doc int) bool { return keep(c.connectors[doc]) }
 	}
-	hits := c.connIndex.Search(query, k)
-	out := make([]*Connector, len(hits))
-	for i, h := range hits {
-		out[i] = c.connectors[h.Doc]
+	// The connectors the query names, by name, alias or abbreviation
+	// ("gh", "gcal", "sfdc", a misspelt "salesfroce"), come first.
+	p := c.plan(query)
+	var out []*Connector
+	for _, id := range append(append([]string(nil), p.named...), p.common...) {
+		if con := c.byID[id]; con != nil && (keep == nil || keep(con)) && !slices.Contains(out, con) {
+			out = append(out, con)
+		}
+	}
+	for _, h := range c.connIndex.Search(query, k) {
+		if con := c.connectors[h.Doc]; !slices.Contains(out, con) {
+			out = append(out, con)
+		}
 	}
 	return out
 }

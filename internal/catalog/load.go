@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
@@ -48,15 +51,32 @@ func LoadOnly(fsys fs.FS, only []string) (*Catalog, error) {
 			return !slices.Contains(only, strings.TrimSuffix(path.Base(f), ".yaml"))
 		})
 	}
+	// Files are decoded and validated (most of it compiling schemas) on
+	// every core: serve and each admin command load the whole catalog.
+	type loaded struct {
+		c    *Connector
+		errs []string
+	}
+	results := make([]loaded, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
+				c, errs := loadFile(fsys, files[i])
+				results[i] = loaded{c, errs}
+			}
+		})
+	}
+	wg.Wait()
 	var problems []string
 	var connectors []*Connector
-	for _, file := range files {
-		c, errs := loadFile(fsys, file)
-		for _, e := range errs {
-			problems = append(problems, file+": "+e)
+	for i, r := range results {
+		for _, e := range r.errs {
+			problems = append(problems, files[i]+": "+e)
 		}
-		if c != nil {
-			connectors = append(connectors, c)
+		if r.c != nil {
+			connectors = append(connectors, r.c)
 		}
 	}
 	cat, errs := newCatalog(connectors)

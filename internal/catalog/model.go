@@ -134,6 +134,10 @@ type API struct {
 	// Transport is how a project's MCP server is reached: empty for
 	// Streamable HTTP, TransportSSE for the older HTTP+SSE transport.
 	Transport string `yaml:"transport" json:"transport,omitempty"`
+	// PropagateTrace sends the W3C traceparent of the provider call's span
+	// with every tool and proxy request, when tracing is on. Off unless the
+	// provider documents that it accepts the header.
+	PropagateTrace bool `yaml:"propagateTrace" json:"propagateTrace,omitempty"`
 }
 
 // TransportSSE marks an MCP server that speaks only the HTTP+SSE transport
@@ -435,6 +439,11 @@ type Trigger struct {
 	ID          string `yaml:"id" json:"id"`
 	Name        string `yaml:"name" json:"name"`
 	Description string `yaml:"description" json:"description"`
+	// Kind is webhook (the default: the provider sends deliveries) or poll
+	// (Switchboard calls a list endpoint on a schedule; see Poll).
+	Kind string `yaml:"kind" json:"kind,omitempty"`
+	// Poll is the list call of a poll trigger; a webhook trigger has none.
+	Poll *Poll `yaml:"poll" json:"poll,omitempty"`
 	// Match selects the deliveries that are this event.
 	Match Match `yaml:"match" json:"match"`
 	// Verification names the scheme that proves the provider sent a delivery.

@@ -2,7 +2,7 @@ package catalog
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -19,7 +19,7 @@ const (
 	weightCategory    = 0.5
 	weightDescription = 1.0
 	// weightSynonym scales a query word's synonyms against the word itself.
-	weightSynonym = 0.6
+	weightSynonym = 0.3
 	bm25K1        = 1.2
 	bm25B         = 0.5
 )
@@ -31,6 +31,11 @@ type Index struct {
 	postings map[string][]posting
 	docLen   []float64
 	avgLen   float64
+	// vocab maps every word of the documents to its term: the words typo
+	// correction may correct to.
+	vocab   map[string]string
+	maxIDF  float64
+	numDocs float64
 }
 
 type posting struct {
@@ -49,8 +54,16 @@ type Hit struct {
 	Score float64
 }
 
+// qterm is one weighted term of a query. A synonym may be scoped: it then
+// scores only the documents scope accepts.
+type qterm struct {
+	term  string
+	w     float64
+	scope func(doc int) bool
+}
+
 func newIndex(docs [][]field) *Index {
-	idx := &Index{postings: map[string][]posting{}, docLen: make([]float64, len(docs))}
+	idx := &Index{postings: map[string][]posting{}, docLen: make([]float64, len(docs)), vocab: map[string]string{}}
 	total := 0.0
 	for d, fields := range docs {
 		tf := map[string]float64{}
@@ -59,80 +72,140 @@ func newIndex(docs [][]field) *Index {
 				tf[term] += f.weight
 				idx.docLen[d] += f.weight
 			}
+			for _, w := range words(f.text) {
+				if _, ok := idx.vocab[w]; !ok && !stopWords[w] && isLetters(w) {
+					if ts := terms(w); len(ts) == 1 {
+						idx.vocab[w] = ts[0]
+					}
+				}
+			}
 		}
 		total += idx.docLen[d]
 		for term, w := range tf {
 			idx.postings[term] = append(idx.postings[term], posting{doc: d, tf: w})
 		}
 	}
+	idx.numDocs = float64(len(docs))
 	if len(docs) > 0 {
 		idx.avgLen = total / float64(len(docs))
 	}
+	idx.maxIDF = idx.idfOf(1)
 	return idx
+}
+
+// idfOf is the inverse document frequency of a term found in df documents.
+func (idx *Index) idfOf(df int) float64 {
+	return math.Log(1 + (idx.numDocs-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// idf is the inverse document frequency of term; 0 for an unknown term.
+func (idx *Index) idf(term string) float64 {
+	ps := idx.postings[term]
+	if len(ps) == 0 {
+		return 0
+	}
+	return idx.idfOf(len(ps))
 }
 
 // Search returns the documents that match query, best first, keeping only
 // those accepted by keep (nil keeps all).
 func (idx *Index) Search(query string, keep func(doc int) bool) []Hit {
-	// The query's terms, then their synonyms (not synonyms of synonyms),
-	// each once and in a fixed order, so that the same query sums the same
-	// floating-point scores in the same order and ranks the same every time.
-	type weighted struct {
-		term string
-		w    float64
-	}
-	var qterms []weighted
+	scores := make([]float64, len(idx.docLen))
+	idx.score(expand(terms(query)), scores)
+	return rankScores(scores, keep)
+}
+
+// expand returns a query's terms, then their synonyms that hold
+// everywhere (not synonyms of synonyms), each once and in a fixed order,
+// so that the same query sums the same floating-point scores in the same
+// order and ranks the same every time.
+func expand(words []string) []qterm {
+	var out []qterm
 	seen := map[string]bool{}
-	words := terms(query)
 	for _, term := range words {
 		if !seen[term] {
 			seen[term] = true
-			qterms = append(qterms, weighted{term, 1})
+			out = append(out, qterm{term: term, w: 1})
 		}
 	}
 	for _, term := range words {
 		for _, syn := range synonymsOf(term) {
-			if !seen[syn] {
-				seen[syn] = true
-				qterms = append(qterms, weighted{syn, weightSynonym})
+			if !seen[syn.term] && len(syn.scope) == 0 {
+				seen[syn.term] = true
+				out = append(out, qterm{term: syn.term, w: weightSynonym})
 			}
 		}
 	}
-	n := float64(len(idx.docLen))
-	scores := map[int]float64{}
+	return out
+}
+
+// score adds each document's BM25 score for the query terms to scores.
+func (idx *Index) score(qterms []qterm, scores []float64) {
 	for _, q := range qterms {
-		term, qw := q.term, q.w
-		ps := idx.postings[term]
+		ps := idx.postings[q.term]
 		if len(ps) == 0 {
 			continue
 		}
-		idf := math.Log(1 + (n-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+		idf := idx.idfOf(len(ps))
 		for _, p := range ps {
+			if q.scope != nil && !q.scope(p.doc) {
+				continue
+			}
 			norm := p.tf + bm25K1*(1-bm25B+bm25B*idx.docLen[p.doc]/idx.avgLen)
-			scores[p.doc] += qw * idf * p.tf * (bm25K1 + 1) / norm
+			scores[p.doc] += q.w * idf * p.tf * (bm25K1 + 1) / norm
 		}
 	}
-	hits := make([]Hit, 0, len(scores))
+}
+
+// rankScores orders the documents with a positive score, best first, ties
+// by position.
+func rankScores(scores []float64, keep func(doc int) bool) []Hit {
+	var hits []Hit
 	for doc, s := range scores {
-		if keep == nil || keep(doc) {
+		if s > 0 && (keep == nil || keep(doc)) {
 			hits = append(hits, Hit{Doc: doc, Score: s})
 		}
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		return hits[i].Doc < hits[j].Doc
-	})
+	sortHits(hits)
 	return hits
+}
+
+func sortHits(hits []Hit) {
+	slices.SortFunc(hits, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return a.Doc - b.Doc
+	})
+}
+
+// words splits text into lowercase words of letters and digits.
+func words(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+func isLetters(w string) bool {
+	for _, r := range w {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // terms splits text into stemmed search terms: lowercase words, stop words
 // dropped, known phrases folded into one term ("pull request" -> pullrequest).
 func terms(text string) []string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	return termsOf(words(text))
+}
+
+// termsOf is terms for text already split into lowercase words.
+func termsOf(words []string) []string {
 	out := make([]string, 0, len(words))
 	for i := 0; i < len(words); i++ {
 		w := words[i]
@@ -158,21 +231,19 @@ func stem(w string) string {
 	return english.Stem(w, false)
 }
 
-// synonymsOf returns the other terms of every synonym group term is in.
-func synonymsOf(term string) []string { return synonymIndex[term] }
-
 var stopWords = setOf("a", "an", "the", "to", "for", "of", "in", "on", "my", "me", "our", "i", "we",
 	"you", "please", "can", "could", "would", "with", "and", "or", "from", "by", "at", "is", "are", "be",
 	"this", "that", "it", "its", "some", "about", "into", "what", "which", "who", "how", "do", "does",
 	"want", "need", "let", "us", "your", "there", "them", "they", "so", "just", "any", "up", "out", "hey",
 	"should", "will", "was", "were", "has", "have", "had", "been", "as", "if", "than", "then", "also", "too",
 	"one", "s", "t", "via", "using", "use", "within", "someone", "something", "thing", "things", "whether",
-	"an", "am", "im", "ive", "id", "he", "she", "his", "her", "their", "these", "those", "here", "now")
+	"an", "am", "im", "ive", "id", "he", "she", "his", "her", "their", "these", "those", "here", "now",
+	placeholder)
 
 // irregular maps words to the stem their regular form gets.
 var irregular = map[string]string{
-	"people": "person", "sent": "send", "made": "make", "wrote": "write", "written": "write",
-	"e-mail": "email", "emails": "email", "mails": "mail", "todos": "todo",
+	"people": "person", "said": "say", "says": "say", "sent": "send", "made": "make", "wrote": "write",
+	"written": "write", "e-mail": "email", "emails": "email", "mails": "mail", "todos": "todo",
 }
 
 // phrases are word pairs searched as one term, in queries and documents alike.
@@ -182,88 +253,6 @@ var phrases = map[string]string{
 	"on call": "oncal", "on-call": "oncal", "dm": "dm", "direct message": "dm", "direct messages": "dm",
 	"free busy": "freebusi", "time off": "timeoff", "web hook": "webhook", "log in": "login",
 }
-
-// synonymGroups are words people use for the same thing; a query word is
-// expanded with the rest of its groups at a lower weight.
-var synonymGroups = [][]string{
-	{"create", "add", "new", "make", "open", "file", "submit", "start", "insert", "raise", "log"},
-	{"list", "show", "browse", "view", "see", "enumerate", "all"},
-	{"get", "fetch", "retrieve", "read", "detail", "info", "look", "pull", "check"},
-	{"update", "edit", "change", "modify", "rename", "set", "patch", "adjust", "tweak"},
-	{"delete", "remove", "erase", "destroy", "drop", "trash", "discard", "purge", "wipe"},
-	{"search", "find", "query", "locate", "lookup", "look", "filter"},
-	{"send", "post", "notify", "tell", "ping", "write", "message", "dm", "shoot"},
-	{"cancel", "abort", "void", "revoke", "stop"},
-	{"archive", "close", "shelve"},
-	{"upload", "put", "store"},
-	{"download", "export"},
-	{"invite", "onboard"},
-	{"assign", "delegate", "allocate", "reassign"},
-	{"comment", "reply", "respond", "note", "remark", "annotate", "answer"},
-	{"schedule", "book", "plan", "arrange"},
-	{"share", "permission", "grant", "access"},
-	{"refund", "reimburse", "chargeback", "return"},
-	{"charge", "payment", "pay", "bill"},
-	{"issue", "bug", "ticket", "defect", "problem"},
-	{"repository", "repo", "codebase"},
-	{"pullrequest", "pr", "mr"},
-	{"email", "mail", "inbox", "gmail"},
-	{"meeting", "call", "appointment", "event", "invite"},
-	{"document", "doc", "file", "page"},
-	{"spreadsheet", "sheet", "excel", "workbook"},
-	{"row", "record", "entry", "line"},
-	{"customer", "client", "buyer", "shopper"},
-	{"contact", "person", "lead", "prospect"},
-	{"user", "member", "person", "teammate", "colleague", "employee", "staff", "account"},
-	{"deal", "opportunity"},
-	{"invoice", "bill", "receipt"},
-	{"channel", "room"},
-	{"folder", "directory", "dir"},
-	{"task", "todo", "item", "card", "chore"},
-	{"company", "organization", "organisation", "org", "business"},
-	{"message", "msg", "text", "sms", "chat", "conversation"},
-	{"calendar", "agenda"},
-	{"release", "version"},
-	{"label", "tag"},
-	{"subscription", "plan", "recurring", "membership"},
-	{"product", "item", "sku", "merchandise"},
-	{"order", "purchase"},
-	{"incident", "outage", "alert"},
-	{"workflow", "pipeline", "build", "ci", "action"},
-	{"merge", "land"},
-	{"transition", "move", "status"},
-	{"link", "url"},
-	{"group", "team"},
-	{"password", "credential"},
-}
-
-var synonymIndex = func() map[string][]string {
-	groups := map[string]map[string]bool{}
-	for _, g := range synonymGroups {
-		var stems []string
-		for _, w := range g {
-			stems = append(stems, terms(w)...)
-		}
-		for _, s := range stems {
-			if groups[s] == nil {
-				groups[s] = map[string]bool{}
-			}
-			for _, o := range stems {
-				if o != s {
-					groups[s][o] = true
-				}
-			}
-		}
-	}
-	out := make(map[string][]string, len(groups))
-	for s, set := range groups {
-		for o := range set {
-			out[s] = append(out[s], o)
-		}
-		sort.Strings(out[s])
-	}
-	return out
-}()
 
 func setOf(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))

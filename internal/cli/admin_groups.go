@@ -75,6 +75,12 @@ var adminGroups = []adminGroup{
 		{"list", "--project ID [--json]", "list webhooks", webhookVerb("list")},
 		{"delete", "--project ID WEBHOOK_ID", "delete a webhook", webhookVerb("delete")},
 	}},
+	{name: "policy", summary: "policy rules (allow, ask, deny) and the project's default decision", commands: []adminVerb{
+		{"list", "--project ID [--json]", "list the rules in the order they are tried", policyVerb("list")},
+		{"create", "--project ID --rule JSON [--json]", "add a rule (as POST /v1/policies takes it)", policyVerb("create")},
+		{"delete", "--project ID RULE_ID", "delete a rule", policyVerb("delete")},
+		{"default", "--project ID allow|ask|deny", "what calls no project rule matches get", policyVerb("default")},
+	}},
 	{name: "quota", summary: "call limits per minute, hour or day, per project, user, connector or tool", commands: []adminVerb{
 		{"create", "--project ID --window minute|hour|day --limit N [--user U | --per-user] [--connector C] [--tool T] [--json]",
 			"create a quota", quotaVerb("create")},

@@ -62,6 +62,13 @@ type Config struct {
 	WebhooksAllowHTTPLoopback bool
 	// LogRetention is how long execution log records are kept.
 	LogRetention time.Duration
+	// MetricsAddr is the listen address of the Prometheus metrics
+	// (GET /metrics); empty means no metrics at all.
+	MetricsAddr string
+	// Tracing turns OpenTelemetry traces on: SWITCHBOARD_OTEL is true, or
+	// the standard OTEL_EXPORTER_OTLP_ENDPOINT (or its traces variant) is
+	// set. The exporter reads the OTEL_* variables itself.
+	Tracing bool
 }
 
 // option describes one setting: its flag, its variable and its default.
@@ -73,7 +80,7 @@ type option struct {
 // raw holds every setting as text until it is checked.
 type raw struct {
 	Config
-	shutdown, maxBody, webhooksHTTP, bodyRead, dbConns, logRetention string
+	shutdown, maxBody, webhooksHTTP, bodyRead, dbConns, logRetention, otel string
 }
 
 var options = []option{
@@ -96,6 +103,8 @@ var options = []option{
 	{"database-max-conns", "SWITCHBOARD_DATABASE_MAX_CONNS", "", "most database connections this process opens: the PostgreSQL pool (default 20; max_connections must cover every replica's) or the SQLite read pool (default: CPUs, at least 4)", func(c *raw) *string { return &c.dbConns }},
 	{"body-read-timeout", "SWITCHBOARD_BODY_READ_TIMEOUT", "30s", "how long a request body may take to arrive before the request is cut off", func(c *raw) *string { return &c.bodyRead }},
 	{"log-retention", "SWITCHBOARD_LOG_RETENTION", "30d", "how long execution log records are kept: days (30d) or a duration (720h), at least 1h", func(c *raw) *string { return &c.logRetention }},
+	{"metrics-addr", "SWITCHBOARD_METRICS_ADDR", "", "listen address of Prometheus metrics at GET /metrics (off when empty; keep it off the public network)", func(c *raw) *string { return &c.MetricsAddr }},
+	{"otel", "SWITCHBOARD_OTEL", "false", "export OpenTelemetry traces over OTLP/HTTP, configured by the standard OTEL_* variables (also on when OTEL_EXPORTER_OTLP_ENDPOINT is set)", func(c *raw) *string { return &c.otel }},
 }
 
 // boolText is a yes/no option kept as text (parsed with the others by
@@ -181,6 +190,16 @@ func Bind(fs *flag.FlagSet, getenv func(string) string, skip ...string) (cfg *Co
 		default:
 			problems = append(problems, fmt.Sprintf("webhooks allow http loopback %q must be true or false", r.webhooksHTTP))
 		}
+		switch r.otel {
+		case "true", "1":
+			cfg.Tracing = true
+		case "false", "0":
+		default:
+			problems = append(problems, fmt.Sprintf("otel %q must be true or false", r.otel))
+		}
+		if getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" {
+			cfg.Tracing = true
+		}
 		return problems
 	}
 }
@@ -203,8 +222,12 @@ func (c *Config) Resolve(extra []string) error {
 	basePort := addrPort("addr", c.Addr, false)
 	mcpPort := addrPort("mcp addr", c.MCPAddr, false)
 	addrPort("assets addr", c.AssetsAddr, true)
+	metricsPort := addrPort("metrics addr", c.MetricsAddr, true)
 	if c.Addr == c.MCPAddr && basePort != "" && basePort != "0" {
 		problems = append(problems, "addr and mcp addr must differ: the MCP host has a listener of its own")
+	}
+	if (c.MetricsAddr == c.Addr || c.MetricsAddr == c.MCPAddr) && metricsPort != "" && metricsPort != "0" {
+		problems = append(problems, "metrics addr must differ from addr and mcp addr: the metrics have a private listener of their own")
 	}
 
 	if c.BaseURL == "" && basePort != "" {

@@ -158,3 +158,30 @@ func TestDatabaseMaxConns(t *testing.T) {
 		}
 	}
 }
+
+func TestTelemetrySettings(t *testing.T) {
+	t.Parallel()
+	cfg, err := load(t, nil)
+	if err != nil || cfg.MetricsAddr != "" || cfg.Tracing {
+		t.Fatalf("defaults: %v metrics %q tracing %v; want both off", err, cfg.MetricsAddr, cfg.Tracing)
+	}
+	cfg, err = load(t, map[string]string{"SWITCHBOARD_METRICS_ADDR": "127.0.0.1:9090", "SWITCHBOARD_OTEL": "1"})
+	if err != nil || cfg.MetricsAddr != "127.0.0.1:9090" || !cfg.Tracing {
+		t.Fatalf("set: %v metrics %q tracing %v", err, cfg.MetricsAddr, cfg.Tracing)
+	}
+	// The standard OTLP endpoint variable turns tracing on by itself.
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} {
+		if cfg, err := load(t, map[string]string{v: "http://collector:4318"}); err != nil || !cfg.Tracing {
+			t.Errorf("%s: %v tracing %v", v, err, cfg.Tracing)
+		}
+	}
+	if cfg, err := load(t, nil, "--otel"); err != nil || !cfg.Tracing {
+		t.Errorf("--otel: %v tracing %v", err, cfg.Tracing)
+	}
+	for _, bad := range []map[string]string{{"SWITCHBOARD_OTEL": "yes"}, {"SWITCHBOARD_METRICS_ADDR": "9090"},
+		{"SWITCHBOARD_METRICS_ADDR": "127.0.0.1:8080"}, {"SWITCHBOARD_METRICS_ADDR": "127.0.0.1:8081"}} {
+		if _, err := load(t, bad); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
@@ -20,6 +22,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 )
 
 // refreshMargin is how long before expiry a token is refreshed.
@@ -140,6 +143,11 @@ func needsRefresh(c account.Credential, now time.Time) bool {
 // that looks valid (the provider refused it).
 func (e *Executor) refreshToken(ctx context.Context, conn store.Connection, cred account.Credential,
 	con *catalog.Connector, m *catalog.AuthMethod, force bool) (account.Credential, error) {
+	ctx, span := e.tracer.Start(ctx, "oauth.refresh")
+	defer span.End()
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("switchboard.connector", telemetry.ConnectorLabel(con)), attribute.Bool("switchboard.forced", force))
+	}
 	stale := cred.AccessToken
 	v, err, _ := e.refresh.Do(conn.ID, func() (any, error) {
 		deadline := e.now().Add(leaseTTL)
@@ -186,6 +194,7 @@ func (e *Executor) refreshToken(ctx context.Context, conn store.Connection, cred
 					return refreshed{cur, c.Scopes}, err
 				}
 				cred, scopes, err := e.doRefresh(ctx, c, cur, con, m)
+				e.countRefresh(con, err)
 				return refreshed{cred, scopes}, err
 			}
 			if e.now().After(deadline) {
@@ -199,12 +208,29 @@ func (e *Executor) refreshToken(ctx context.Context, conn store.Connection, cred
 		}
 	})
 	if err != nil {
+		if span.IsRecording() {
+			span.SetStatus(codes.Error, telemetry.Outcome(err))
+		}
 		return cred, err
 	}
 	fresh := v.(refreshed)
 	e.fresh.put(conn, fresh.cred)
 	e.granted.put(conn, fresh.scopes)
 	return fresh.cred, nil
+}
+
+// countRefresh counts one refresh this process attempted.
+func (e *Executor) countRefresh(con *catalog.Connector, err error) {
+	if e.metrics == nil {
+		return
+	}
+	result := telemetry.RefreshOK
+	if ae, ok := apierr.As(err); ok && ae.Code == apierr.ReauthRequired {
+		result = telemetry.RefreshReauth
+	} else if err != nil {
+		result = telemetry.RefreshFailed
+	}
+	e.metrics.TokenRefresh(telemetry.ConnectorLabel(con), result)
 }
 
 // refreshed is what a refresh leaves: the credential and the scopes the

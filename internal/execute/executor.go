@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
@@ -27,9 +29,11 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/policy"
 	"github.com/switchboard-gw/switchboard/internal/quota"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
@@ -42,11 +46,18 @@ type Options struct {
 	Guard *netguard.Guard
 	// Keyring opens the sealed static headers of a project's MCP servers.
 	Keyring *secret.Keyring
+	// Policies decides calls by the project's policy rules; nil runs every
+	// call (tests that do not need policies).
+	Policies *policy.Service
 	// Quotas admits or refuses each call that is about to reach a provider
 	// by the project's quotas; nil admits every call.
 	Quotas *quota.Service
 	Logger *slog.Logger
 	Now    func() time.Time
+	// Metrics and Tracer record calls, provider latency and token
+	// refreshes; nil turns each off.
+	Metrics *telemetry.Metrics
+	Tracer  *telemetry.Tracer
 }
 
 // Executor runs tools and proxy calls. It is safe for concurrent use.
@@ -55,9 +66,12 @@ type Executor struct {
 	accounts *account.Service
 	guard    *netguard.Guard
 	keyring  *secret.Keyring
+	policies *policy.Service
 	quotas   *quota.Service
 	log      *slog.Logger
 	now      func() time.Time
+	metrics  *telemetry.Metrics
+	tracer   *telemetry.Tracer
 	// owner names this process in refresh leases.
 	owner    string
 	refresh  singleflight.Group
@@ -80,7 +94,8 @@ func New(o Options) *Executor {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	e := &Executor{
-		store: o.Store, accounts: o.Accounts, guard: o.Guard, keyring: o.Keyring, quotas: o.Quotas, log: o.Logger, now: o.Now,
+		store: o.Store, accounts: o.Accounts, guard: o.Guard, keyring: o.Keyring, policies: o.Policies, quotas: o.Quotas, log: o.Logger, now: o.Now,
+		metrics: o.Metrics, tracer: o.Tracer,
 		owner: hex.EncodeToString(b[:]), handlers: builtinHandlers(),
 		tokens: newTokenCache(), fresh: newFreshCredentials(), granted: newGrantedScopes(),
 	}
@@ -120,6 +135,8 @@ type Call struct {
 	// session call, which normalizes it), numbers as json.Number; it is
 	// validated as it is and Input is not read.
 	Decoded map[string]any
+	// Policy is where the call came from, for the policy decision.
+	Policy PolicyContext
 }
 
 // Execute runs one tool for one user of t's project and returns the
@@ -136,12 +153,22 @@ func (e *Executor) Execute(ctx context.Context, t tenant.Tenant, c Call) (any, e
 // entry can stay on its stack: Call's strings leak to the heap.
 func (e *Executor) ExecuteLogged(ctx context.Context, t tenant.Tenant, c Call, rec *execlog.Entry) (any, error) {
 	if err := t.Check(); err != nil {
+		e.metrics.ToolCall(nil, err)
 		return nil, err
 	}
 	tool, ok := t.Catalog.Tool(c.ToolID)
 	if !ok {
-		return nil, apierr.New(apierr.ToolNotFound, "no tool %q; GET /v1/tools lists them", c.ToolID)
+		err := apierr.New(apierr.ToolNotFound, "no tool %q; GET /v1/tools lists them", c.ToolID)
+		e.metrics.ToolCall(nil, err)
+		return nil, err
 	}
+	res, err := e.execute(ctx, t, c, tool, rec)
+	e.metrics.ToolCall(tool, err)
+	return res, err
+}
+
+// execute runs a tool of t's catalog, filling rec when it is not nil.
+func (e *Executor) execute(ctx context.Context, t tenant.Tenant, c Call, tool *catalog.Tool, rec *execlog.Entry) (any, error) {
 	con := tool.Connector()
 	if rec != nil {
 		rec.Tool, rec.ConnectorID = tool.ID, con.ID
@@ -173,6 +200,9 @@ func (e *Executor) ExecuteLogged(ctx context.Context, t tenant.Tenant, c Call, r
 		return nil, err
 	}
 	noteAccount(rec, conn.ID, cred)
+	if err := e.enforce(ctx, t, c.Policy, c.UserID, toolSubject(tool, conn, input)); err != nil {
+		return nil, err
+	}
 	if err := checkScopes(tool, conn, cred); err != nil {
 		return nil, err
 	}
@@ -292,7 +322,15 @@ func (e *Executor) Run(ctx context.Context, interval time.Duration) {
 // account resolves the account a request runs with, opens its credential
 // and fills the connector's base URL from the account's fields.
 func (e *Executor) account(ctx context.Context, t tenant.Tenant, con *catalog.Connector, u account.Use) (store.Connection, account.Credential, *url.URL, error) {
-	conn, err := e.accounts.Resolve(ctx, t, u)
+	rctx, span := e.tracer.Start(ctx, "account.resolve")
+	conn, err := e.accounts.Resolve(rctx, t, u)
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("switchboard.connector", telemetry.ConnectorLabel(con)))
+		if err != nil {
+			span.SetStatus(codes.Error, telemetry.Outcome(err))
+		}
+	}
+	span.End()
 	if err != nil {
 		return conn, account.Credential{}, nil, err
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/codes"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -15,6 +17,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/quota"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
@@ -34,6 +37,9 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	case err != nil:
 		return nil, err
 	}
+	if err := e.enforce(ctx, t, c.Policy, c.UserID, toolSubject(tool, conn, input)); err != nil {
+		return nil, err
+	}
 	k := mcpKey{con: con, connID: conn.ID, revision: conn.Revision}
 	params := &mcp.CallToolParams{Name: tool.UpstreamName, Arguments: input}
 	if rec != nil {
@@ -42,25 +48,7 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	if err := e.quotas.Admit(ctx, t, quota.Call{UserID: c.UserID, ConnectorID: con.ID, ToolID: tool.ID}); err != nil {
 		return nil, err
 	}
-	// The provider's part is the MCP server's time, connecting included.
-	start := time.Now()
-	cs, reused, done, err := e.mcpSession(ctx, t.ProjectID, conn, k, true)
-	if err != nil {
-		rec.ProviderCall(0, time.Since(start))
-		return nil, err
-	}
-	res, err := cs.CallTool(ctx, params)
-	if err != nil && reused && (errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, mcp.ErrConnectionClosed)) {
-		// The server ended the pooled session before the call reached it.
-		done(true)
-		if cs, _, done, err = e.mcpSession(ctx, t.ProjectID, conn, k, false); err != nil {
-			rec.ProviderCall(0, time.Since(start))
-			return nil, err
-		}
-		res, err = cs.CallTool(ctx, params)
-	}
-	rec.ProviderCall(0, time.Since(start))
-	done(err != nil)
+	res, err := e.sendMCP(ctx, t, conn, k, params, rec)
 	if cause, _ := reachCause(err); err != nil && cause != causeUnknown {
 		return nil, e.unreachable(ctx, err, "MCP server", "MCP server "+con.ID, con.ID, hostOf(con.API.BaseURL))
 	}
@@ -86,6 +74,43 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 		return json.RawMessage(text), nil
 	}
 	return text, nil
+}
+
+// sendMCP calls a tool of a project's MCP server, in a pooled session when
+// there is one, in a client span. The server's time, connecting included,
+// goes to the execution log entry rec and to the provider metric (as a 2xx
+// when it answered, an error when it did not: MCP has no status).
+func (e *Executor) sendMCP(ctx context.Context, t tenant.Tenant, conn store.Connection, k mcpKey, params *mcp.CallToolParams, rec *execlog.Entry) (res *mcp.CallToolResult, err error) {
+	ctx, span := e.tracer.StartClient(ctx, "provider "+telemetry.Custom)
+	start := time.Now()
+	defer func() {
+		took := time.Since(start)
+		rec.ProviderCall(0, took)
+		status := http.StatusOK
+		if err != nil {
+			status = 0
+			if span.IsRecording() {
+				span.SetStatus(codes.Error, "no answer")
+			}
+		}
+		e.metrics.ProviderCall(k.con, status, took)
+		span.End()
+	}()
+	cs, reused, done, err := e.mcpSession(ctx, t.ProjectID, conn, k, true)
+	if err != nil {
+		return nil, err
+	}
+	res, err = cs.CallTool(ctx, params)
+	if err != nil && reused && (errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, mcp.ErrConnectionClosed)) {
+		// The server ended the pooled session before the call reached it.
+		done(true)
+		if cs, _, done, err = e.mcpSession(ctx, t.ProjectID, conn, k, false); err != nil {
+			return nil, err
+		}
+		res, err = cs.CallTool(ctx, params)
+	}
+	done(err != nil)
+	return res, err
 }
 
 // mcpSession returns a client session to the server of k: a pooled one when

@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/quota"
@@ -31,6 +32,8 @@ type ProxyCall struct {
 	ConnectionID string
 	AllowGlobal  bool
 	Preferred    string
+	// Policy is where the call came from, for the policy decision.
+	Policy PolicyContext
 }
 
 // ProxyMethods are the methods the raw proxy sends.
@@ -49,18 +52,32 @@ func (e *Executor) Proxy(ctx context.Context, t tenant.Tenant, c ProxyCall) (any
 // ProxyLogged is Proxy that fills the call's execution log entry rec (when
 // not nil), as ExecuteLogged does.
 func (e *Executor) ProxyLogged(ctx context.Context, t tenant.Tenant, c ProxyCall, rec *execlog.Entry) (any, error) {
+	con, res, err := e.proxy(ctx, t, c, rec)
+	e.metrics.ProxyCall(con, err)
+	return res, err
+}
+
+// proxy is ProxyLogged; it returns the connector the call named, nil when
+// there is none (for the proxy metric).
+func (e *Executor) proxy(ctx context.Context, t tenant.Tenant, c ProxyCall, rec *execlog.Entry) (*catalog.Connector, any, error) {
 	if err := t.Check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !slices.Contains(ProxyMethods, c.Method) {
-		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"method"},
+		return nil, nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"method"},
 			Message: "must be one of GET, POST, PUT, PATCH, DELETE"})
 	}
 	con, ok := t.Catalog.Connector(c.ConnectorID)
 	if !ok {
-		return nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"connectorId"},
+		return nil, nil, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"connectorId"},
 			Message: "is not a connector; GET /v1/connectors lists them"})
 	}
+	res, err := e.proxyTo(ctx, t, con, c, rec)
+	return con, res, err
+}
+
+// proxyTo sends a proxy call to con.
+func (e *Executor) proxyTo(ctx context.Context, t tenant.Tenant, con *catalog.Connector, c ProxyCall, rec *execlog.Entry) (any, error) {
 	if !con.API.Proxy {
 		return nil, apierr.New(apierr.ForbiddenEndpoint, "%s does not accept raw proxy requests; use its tools", con.ID)
 	}
@@ -74,6 +91,9 @@ func (e *Executor) ProxyLogged(ctx context.Context, t tenant.Tenant, c ProxyCall
 	noteAccount(rec, conn.ID, cred)
 	target, err := ProxyURL(base, c.Endpoint)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.enforce(ctx, t, c.Policy, c.UserID, proxySubject(c, conn)); err != nil {
 		return nil, err
 	}
 	q := target.Query()

@@ -11,11 +11,16 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 )
 
 // maxResponseBytes bounds a provider answer read into memory.
@@ -103,26 +108,63 @@ func (e *Executor) sendOnce(ctx context.Context, out *outgoing, conn store.Conne
 	if out.keepSecrets {
 		out.secrets = append(out.secrets, used.Secrets()...)
 	}
-	// The provider's part of the call's time, for the execution log: the
-	// request and the whole answer (wall clock, whatever clock e.now is).
+	r, err := e.do(ctx, req, out, con)
+	return r, used, err
+}
+
+// do sends one authenticated request to the provider and reads its answer,
+// in a client span named after the connector (traceparent goes along only
+// when the connector accepts it). It adds the provider's time (the request
+// and the whole answer, wall clock whatever clock e.now is) and status to
+// out for the execution log, and records them in the provider metric.
+func (e *Executor) do(ctx context.Context, req *http.Request, out *outgoing, con *catalog.Connector) (*response, error) {
+	span := noSpan
+	if e.tracer.On() {
+		var sctx context.Context
+		sctx, span = e.tracer.StartClient(ctx, "provider "+telemetry.ConnectorLabel(con))
+		defer span.End()
+		if span.IsRecording() {
+			span.SetAttributes(attribute.String("switchboard.connector", telemetry.ConnectorLabel(con)),
+				attribute.String("http.request.method", req.Method), attribute.String("server.address", req.URL.Hostname()))
+		}
+		if con.API.PropagateTrace {
+			e.tracer.Inject(sctx, req.Header)
+		}
+	}
 	start := time.Now()
+	status := 0
+	defer func() {
+		took := time.Since(start)
+		out.took += took
+		e.metrics.ProviderCall(con, status, took)
+		if span.IsRecording() {
+			if status > 0 {
+				span.SetAttributes(attribute.Int("http.response.status_code", status))
+			}
+			if status == 0 || status >= 500 {
+				span.SetStatus(codes.Error, telemetry.StatusClass(status))
+			}
+		}
+	}()
 	resp, err := e.clientFor(con.ID, req.URL.Scheme == "http").Do(req)
 	if err != nil {
-		out.took += time.Since(start)
-		return nil, used, e.transportError(ctx, err, con.ID, req.URL.Host)
+		return nil, e.transportError(ctx, err, con.ID, req.URL.Host)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
-	out.took += time.Since(start)
 	out.status = resp.StatusCode
 	if err != nil {
-		return nil, used, e.transportError(ctx, err, con.ID, req.URL.Host)
+		return nil, e.transportError(ctx, err, con.ID, req.URL.Host)
 	}
+	status = resp.StatusCode
 	if len(body) > maxResponseBytes {
-		return nil, used, apierr.New(apierr.UpstreamError, "%s answered more than %d bytes; narrow the request", con.ID, maxResponseBytes)
+		return nil, apierr.New(apierr.UpstreamError, "%s answered more than %d bytes; narrow the request", con.ID, maxResponseBytes)
 	}
-	return &response{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Header: resp.Header, Body: body}, used, nil
+	return &response{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Header: resp.Header, Body: body}, nil
 }
+
+// noSpan is the span of an untraced call.
+var noSpan = trace.SpanFromContext(context.Background())
 
 // transportError maps a failure to reach the provider. A failure to get
 // any answer names its cause (reachCause) in the message and in a WARN log

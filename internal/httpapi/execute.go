@@ -2,11 +2,13 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
+	"github.com/switchboard-gw/switchboard/internal/policy"
 	"github.com/switchboard-gw/switchboard/internal/redact"
 )
 
@@ -38,8 +40,15 @@ func (s *Server) handleExecute(w http.ResponseWriter, r *http.Request) error {
 		s.logCall(&rec, nil, issues.Err())
 		return issues.Err()
 	}
+	call.Policy.APIKeyID = rec.APIKeyID
 	result, err := s.executor.ExecuteLogged(r.Context(), tn, call, &rec)
 	result, err = s.redactREST(r, &rec, result, err)
+	if held, ok := errors.AsType[*policy.ApprovalRequiredError](err); ok {
+		// An ask rule held the call (docs/policies.md): 202 with the
+		// approval; the same call, sent again once it is approved, runs.
+		respond(w, http.StatusAccepted, held.Approval)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -79,8 +88,13 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) error {
 		s.logCall(&rec, nil, issues.Err())
 		return issues.Err()
 	}
+	call.Policy.APIKeyID = rec.APIKeyID
 	result, err := s.executor.ProxyLogged(r.Context(), tn, call, &rec)
 	result, err = s.redactREST(r, &rec, result, err)
+	if held, ok := errors.AsType[*policy.ApprovalRequiredError](err); ok {
+		respond(w, http.StatusAccepted, held.Approval)
+		return nil
+	}
 	if err != nil {
 		return err
 	}

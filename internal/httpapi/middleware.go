@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -11,7 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/switchboard-gw/switchboard/internal/logging"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 )
 
 // requestInfo is filled while a request is handled and read by the access log.
@@ -22,6 +28,8 @@ type requestInfo struct {
 	// with, for the execution log (origin).
 	start time.Time
 	keyID string
+	// series are the route's metrics (nil when metrics are off).
+	series *telemetry.Route
 }
 
 type infoKey struct{}
@@ -75,13 +83,20 @@ func unsafeIDRune(c rune) bool {
 // instrument gives every request an id (header X-Request-Id and every log
 // line), recovers a panic into 500 INTERNAL_ERROR without internals, and
 // writes one access log line. It logs the matched route pattern rather than
-// the path, since paths of the public routes carry tokens.
+// the path, since paths of the public routes carry tokens. With metrics on
+// it counts the request by route pattern and status class; with tracing on
+// the request gets a server span named after its route pattern, under the
+// caller's traceparent when it sent one.
 func (s *Server) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r)
 		info := &requestInfo{start: start}
 		ctx := context.WithValue(logging.WithRequestID(r.Context(), id), infoKey{}, info)
+		span := noSpan
+		if s.tracer.On() {
+			ctx, span = s.tracer.StartServer(ctx, r.Method, r.Header)
+		}
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-Id", id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -100,14 +115,25 @@ func (s *Server) instrument(next http.Handler) http.Handler {
 			}
 			route := info.route
 			if route == "" {
-				route = "unmatched"
+				route = telemetry.Unmatched
+			}
+			elapsed := time.Since(start)
+			if s.metrics != nil {
+				series := info.series
+				if series == nil {
+					series = s.unmatched
+				}
+				series.Observe(cmp.Or(rec.status, http.StatusOK), elapsed)
+			}
+			if span.IsRecording() {
+				endRequestSpan(span, r.Method, route, id, cmp.Or(rec.status, http.StatusOK))
 			}
 			attrs := []slog.Attr{
 				slog.String("method", r.Method),
 				slog.String("route", route),
 				slog.Int("status", rec.status),
 				slog.Int("bytes", rec.bytes),
-				slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+				slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 			}
 			if info.projectID != "" {
 				attrs = append(attrs, slog.String("project_id", info.projectID))
@@ -116,4 +142,19 @@ func (s *Server) instrument(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// noSpan is the span of an untraced request.
+var noSpan = trace.SpanFromContext(context.Background())
+
+// endRequestSpan names a request's span after its route pattern (never the
+// path, which may carry tokens), records its outcome and ends it.
+func endRequestSpan(span trace.Span, method, route, requestID string, status int) {
+	span.SetName(route)
+	span.SetAttributes(attribute.String("http.request.method", method), attribute.String("http.route", route),
+		attribute.Int("http.response.status_code", status), attribute.String("switchboard.request_id", requestID))
+	if status >= 500 {
+		span.SetStatus(codes.Error, telemetry.StatusClass(status))
+	}
+	span.End()
 }

@@ -132,6 +132,7 @@ func liveScenario(t *testing.T, f *fixture) {
 
 	// Public routes.
 	public("GET", "/health", "", 200)
+	public("GET", "/ready", "", 200)
 	public("GET", "/openapi.json", "", 200)
 	public("GET", "/api/catalog", "", 200)
 	public("GET", "/api/catalog?facets=true&limit=1", "", 200)
@@ -278,6 +279,7 @@ func liveScenario(t *testing.T, f *fixture) {
 	v1("GET", "/v1/logs?since=yesterday", "", 400)
 	v1("GET", "/v1/logs/"+records[0].(map[string]any)["id"].(string), "", 200)
 	v1("GET", "/v1/logs/00000000-0000-4000-8000-000000000000", "", 404)
+	policyScenario(lc, f, first["id"].(string))
 
 	// Quotas and redaction: the 429 and a rate_limited refusal, redacted
 	// session results.

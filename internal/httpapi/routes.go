@@ -33,6 +33,16 @@ func (s *Server) routesV1(mux *http.ServeMux) {
 	s.route(mux, "POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry", s.handleDeliveryRetry)
 	s.route(mux, "GET /v1/logs", s.handleLogList)
 	s.route(mux, "GET /v1/logs/{id}", s.handleLogGet)
+	s.route(mux, "GET /v1/policies", s.handlePolicyList)
+	s.route(mux, "POST /v1/policies", s.handlePolicyCreate)
+	s.route(mux, "PUT /v1/policies/default", s.handlePolicyDefault)
+	s.route(mux, "GET /v1/policies/{id}", s.handlePolicyGet)
+	s.route(mux, "PUT /v1/policies/{id}", s.handlePolicyUpdate)
+	s.route(mux, "DELETE /v1/policies/{id}", s.handlePolicyDelete)
+	s.route(mux, "GET /v1/approvals", s.handleApprovalList)
+	s.route(mux, "GET /v1/approvals/{id}", s.handleApprovalGet)
+	s.route(mux, "POST /v1/approvals/{id}/approve", s.handleApprovalApprove)
+	s.route(mux, "POST /v1/approvals/{id}/deny", s.handleApprovalDeny)
 	s.route(mux, "GET /v1/quotas", s.handleQuotaList)
 	s.route(mux, "POST /v1/quotas", s.handleQuotaCreate)
 	s.route(mux, "GET /v1/quotas/{id}", s.handleQuotaGet)
@@ -46,6 +56,7 @@ func (s *Server) routesV1(mux *http.ServeMux) {
 // routesPublic registers the routes that need no API key (openapi.json: the operations without security).
 func (s *Server) routesPublic(mux *http.ServeMux) {
 	s.route(mux, "GET /health", s.handleHealth)
+	s.route(mux, "GET /ready", s.handleReady)
 	s.route(mux, "GET /openapi.json", s.handleOpenAPI)
 	s.route(mux, "GET /api/catalog", s.handlePublicCatalog)
 	s.route(mux, "GET /api/catalog/{connectorId}", s.handlePublicCatalogGet)
@@ -60,6 +71,8 @@ func (s *Server) routesPublic(mux *http.ServeMux) {
 	s.route(mux, "DELETE /api/connect/{token}/connections/{id}", s.handleConnectRemove)
 	s.route(mux, "OPTIONS /api/connect/", s.handleConnectPreflight)
 	s.route(mux, "GET /api/oauth/callback", s.handleOAuthCallback)
+	s.route(mux, "GET /approvals/{token}", s.handleApprovalPage)
+	s.route(mux, "POST /approvals/{token}", s.handleApprovalPageDecide)
 	s.routesAssets(mux, "/assets")
 }
 

@@ -17,10 +17,12 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
+	"github.com/switchboard-gw/switchboard/internal/policy"
 	"github.com/switchboard-gw/switchboard/internal/quota"
 	"github.com/switchboard-gw/switchboard/internal/redact"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 	"github.com/switchboard-gw/switchboard/internal/trigger"
 	"github.com/switchboard-gw/switchboard/internal/upstream"
 	"github.com/switchboard-gw/switchboard/internal/webhook"
@@ -48,6 +50,8 @@ type Options struct {
 	Webhooks *webhook.Service
 	// ExecLog records tool calls (execute, proxy); nil records nothing.
 	ExecLog *execlog.Log
+	// Policies holds policy rules and approvals.
+	Policies *policy.Service
 	// Quotas and Redact keep the projects' quotas and redaction rules.
 	Quotas *quota.Service
 	Redact *redact.Service
@@ -63,6 +67,10 @@ type Options struct {
 	// BodyReadTimeout bounds how long a request body may take to arrive,
 	// counted from the start of the handler; 0 means 30 seconds.
 	BodyReadTimeout time.Duration
+	// Metrics counts requests by route pattern and status class; Tracer
+	// makes a span per request. nil turns each off.
+	Metrics *telemetry.Metrics
+	Tracer  *telemetry.Tracer
 }
 
 // Server holds what every handler needs.
@@ -80,6 +88,7 @@ type Server struct {
 	triggers  *trigger.Service
 	webhooks  *webhook.Service
 	execlog   *execlog.Log
+	policies  *policy.Service
 	quotas    *quota.Service
 	redact    *redact.Service
 	logos     fs.FS
@@ -89,6 +98,10 @@ type Server struct {
 	maxBody   int64
 	// bodyReadTimeout is Options.BodyReadTimeout.
 	bodyReadTimeout time.Duration
+	metrics         *telemetry.Metrics
+	tracer          *telemetry.Tracer
+	// unmatched counts the requests no route took.
+	unmatched *telemetry.Route
 }
 
 // New returns a Server.
@@ -96,9 +109,10 @@ func New(o Options) *Server {
 	s := &Server{
 		store: o.Store, log: o.Logger, catalog: o.Catalog, catalogs: o.Catalogs, accounts: o.Accounts, executor: o.Executor,
 		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page,
-		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, quotas: o.Quotas, redact: o.Redact, logos: o.Logos,
+		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, policies: o.Policies, quotas: o.Quotas, redact: o.Redact, logos: o.Logos,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
 		maxBody: o.MaxBodyBytes, bodyReadTimeout: o.BodyReadTimeout,
+		metrics: o.Metrics, tracer: o.Tracer, unmatched: o.Metrics.Route(telemetry.Unmatched),
 	}
 	if s.bodyReadTimeout <= 0 {
 		s.bodyReadTimeout = 30 * time.Second
@@ -146,9 +160,11 @@ func (s *Server) routeBare(mux *http.ServeMux, pattern string, h handlerFunc) {
 // routeWith registers h, answering text that is not valid with badText.
 func (s *Server) routeWith(mux *http.ServeMux, pattern string, h handlerFunc, badText func(http.ResponseWriter, *http.Request, *apierr.Error)) {
 	params := pathParams(pattern)
+	series := s.metrics.Route(pattern)
 	mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if info := infoFrom(r.Context()); info != nil {
 			info.route = r.Pattern
+			info.series = series
 		}
 		if e := checkRequestText(r, params); e != nil {
 			badText(w, r, e)

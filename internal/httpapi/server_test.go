@@ -20,10 +20,13 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/switchboard-gw/switchboard/internal/apikey"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/store/storetest"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
@@ -65,6 +68,8 @@ type fixture struct {
 	worker *webhook.Worker
 	// ring is the fixture's key ring.
 	ring *secret.Keyring
+	// metrics are the application's metrics (nil unless the test asked).
+	metrics *telemetry.Metrics
 }
 
 // database makes a fresh, empty database for one test and returns its URL.
@@ -109,6 +114,9 @@ type FixtureApp struct {
 	Logs       io.Writer
 	RootCAs    *x509.CertPool
 	LookupFunc func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Metrics and TracerProvider become app.Options (telemetry tests).
+	Metrics        bool
+	TracerProvider trace.TracerProvider
 }
 
 // FixtureParts are the parts of the built application a fixture uses.
@@ -117,6 +125,7 @@ type FixtureParts struct {
 	Store   *store.Store
 	Worker  *webhook.Worker
 	Keyring *secret.Keyring
+	Metrics *telemetry.Metrics
 }
 
 // BuildApp builds the whole application with app.New, closed when the test
@@ -128,6 +137,13 @@ var BuildApp func(t *testing.T, in FixtureApp) FixtureParts
 // test server's, for a browser), through app.New as serve does, with a
 // loopback-allowing guard that trusts the fake provider's certificate.
 func setupBase(t *testing.T, db database, catFS fs.FS, provider *httptest.Server, base, web string) *fixture {
+	t.Helper()
+	return setupObserved(t, db, catFS, provider, base, web, FixtureApp{})
+}
+
+// setupObserved is setupBase with the telemetry options of obs (Metrics,
+// TracerProvider).
+func setupObserved(t *testing.T, db database, catFS fs.FS, provider *httptest.Server, base, web string, obs FixtureApp) *fixture {
 	t.Helper()
 	clock := storetest.NewClock()
 	logs := &syncBuffer{}
@@ -142,6 +158,7 @@ func setupBase(t *testing.T, db database, catFS fs.FS, provider *httptest.Server
 	parts := BuildApp(t, FixtureApp{
 		DatabaseURL: db(t), BaseURL: base, WebURL: web, SecretKeys: "k1:" + base64.StdEncoding.EncodeToString(material),
 		CatalogFS: catFS, Now: clock.Now, Logs: logs, RootCAs: pool, LookupFunc: fakeLookup,
+		Metrics: obs.Metrics, TracerProvider: obs.TracerProvider,
 	})
 	st := parts.Store
 	ctx := context.Background()
@@ -155,7 +172,7 @@ func setupBase(t *testing.T, db database, catFS fs.FS, provider *httptest.Server
 		t.Fatal(err)
 	}
 	return &fixture{t: t, srv: parts.Server, h: parts.Server.Handler(), store: st, clock: clock, logs: logs, project: p, key: key, keyID: k.ID,
-		providerHost: providerHost, worker: parts.Worker, ring: parts.Keyring}
+		providerHost: providerHost, worker: parts.Worker, ring: parts.Keyring, metrics: parts.Metrics}
 }
 
 // fakeHooks records the hook registrations fakeDelta received.

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
@@ -24,6 +25,10 @@ type toolItem struct {
 	RequiredScopes     []string        `json:"requiredScopes,omitzero"` // present, maybe empty, in view full
 	InputSchema        json.RawMessage `json:"inputSchema,omitempty"`
 	OutputSchema       json.RawMessage `json:"outputSchema,omitempty"`
+	// Score is the tool's relevance to the query (0 to 1), present only
+	// when the list is ranked by one; under catalog.MatchThreshold the tool
+	// does not match the query well.
+	Score *float64 `json:"score,omitempty"`
 }
 
 // noScopes is requiredScopes of a tool that needs none.
@@ -82,11 +87,14 @@ func (s *Server) handleToolList(w http.ResponseWriter, r *http.Request) error {
 
 	cat := tn.Catalog
 	base := cat.Tools()
+	var scores map[string]float64
 	if query != "" {
 		hits := cat.SearchTools(query, nil)
 		base = make([]*catalog.Tool, len(hits))
+		scores = make(map[string]float64, len(hits))
 		for i, h := range hits {
 			base[i] = h.Tool
+			scores[h.Tool.ID] = math.Round(h.Relevance*100) / 100
 		}
 	}
 	usable := func(t *catalog.Tool) bool {
@@ -127,6 +135,9 @@ func (s *Server) handleToolList(w http.ResponseWriter, r *http.Request) error {
 	items := make([]toolItem, len(cut))
 	for i, t := range cut {
 		items[i] = newToolItem(t, view != "index")
+		if score, ok := scores[t.ID]; ok {
+			items[i].Score = &score
+		}
 	}
 	if f != nil {
 		respondPage(w, items, next, f)

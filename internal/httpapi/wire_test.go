@@ -24,11 +24,12 @@ func init() {
 		a, err := app.New(context.Background(), cfg, app.Options{
 			Logger: logging.New(in.Logs, "json", slog.LevelDebug), Now: in.Now, CatalogFS: in.CatalogFS,
 			AllowLoopback: true, RootCAs: in.RootCAs, LookupFunc: in.LookupFunc, MaxConns: 4,
+			Metrics: in.Metrics, TracerProvider: in.TracerProvider,
 		})
 		if err != nil {
 			t.Fatalf("app.New: %v", err)
 		}
 		t.Cleanup(func() { a.Close() })
-		return httpapi.FixtureParts{Server: a.API, Store: a.Store, Worker: a.Worker, Keyring: a.Keyring}
+		return httpapi.FixtureParts{Server: a.API, Store: a.Store, Worker: a.Worker, Keyring: a.Keyring, Metrics: a.Metrics}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/connect"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
+	"github.com/switchboard-gw/switchboard/internal/policy"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
@@ -37,7 +38,29 @@ type Refusal struct {
 	// RetryAfter, with rate_limited, is how many seconds to wait before
 	// trying again (a quota's window, or the provider's Retry-After).
 	RetryAfter int64 `json:"retryAfter,omitempty"`
+	// Approval is the pending approval of an approval_required refusal.
+	Approval *ApprovalRef `json:"approval,omitempty"`
+	// clientApproval is true when the MCP client may approve in place;
+	// question is what to ask its user.
+	clientApproval bool
+	question       string
 }
+
+// ApprovalRef names the approval a call waits for: its id, status, API URL
+// and expiry.
+type ApprovalRef struct {
+	ID        string    `json:"id"`
+	Status    string    `json:"status"`
+	URL       string    `json:"url"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// ClientApproval reports whether the person at an MCP client may approve
+// the refusal's approval in place (elicitation).
+func (r *Refusal) ClientApproval() bool { return r != nil && r.clientApproval }
+
+// Question is what an MCP client asks its user to approve in place.
+func (r *Refusal) Question() string { return r.question }
 
 // Outcome is the answer of a session tool call: {ok: true, result} or
 // {ok: false, error}.
@@ -45,6 +68,9 @@ type Outcome struct {
 	OK     bool
 	Result any
 	Error  *Refusal
+	// Decision is the policy decision of a tool or proxy call, for the
+	// execution log; it is not part of the answer.
+	Decision *policy.Record
 }
 
 // MarshalJSON writes {ok, result} or {ok, error}.
@@ -220,9 +246,17 @@ func (s *Service) callMeta(ctx context.Context, tn tenant.Tenant, ss *Session, s
 		if pref == "" {
 			pref = ss.Spec.Accounts[connector]
 		}
+		pc, err := policyContext(ss)
+		if err != nil {
+			return Outcome{}, err
+		}
+		pc.APIKeyID = rec.APIKeyID
 		res, err := s.exec.ProxyLogged(ctx, tn, execute.ProxyCall{ConnectorID: connector, UserID: ss.Spec.UserID,
-			Endpoint: a.Endpoint, Method: method, Query: a.Query, Body: a.Body, AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref}, rec)
-		return s.outcome(ctx, tn, ss, connector, res, err)
+			Endpoint: a.Endpoint, Method: method, Query: a.Query, Body: a.Body, AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref,
+			Policy: pc}, rec)
+		o, err := s.outcome(ctx, tn, ss, connector, res, err)
+		o.Decision = pc.Decision
+		return o, err
 	}
 	return Outcome{}, fmt.Errorf("session: meta tool %s has no handler", name)
 }
@@ -261,15 +295,37 @@ func (s *Service) runAction(ctx context.Context, tn tenant.Tenant, ss *Session, 
 	if pref == "" {
 		pref = ss.Spec.Accounts[connector]
 	}
+	pc, err := policyContext(ss)
+	if err != nil {
+		return Outcome{}, err
+	}
+	pc.APIKeyID = rec.APIKeyID
 	call := execute.Call{ToolID: id, Input: input, UserID: ss.Spec.UserID,
-		AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref}
+		AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref, Policy: pc}
 	// An object goes to execute decoded, to be validated as it is; anything
 	// else goes as sent, for execute's own answer to a non-object input.
 	if m, ok := decoded.(map[string]any); ok {
 		call.Input, call.Decoded = nil, m
 	}
 	res, err := s.exec.ExecuteLogged(ctx, tn, call, rec)
-	return s.outcome(ctx, tn, ss, connector, res, err)
+	o, err := s.outcome(ctx, tn, ss, connector, res, err)
+	o.Decision = pc.Decision
+	return o, err
+}
+
+// policyContext is what the policy decision of a session's call needs:
+// the session, its endpoint and its own rules, and a record to fill.
+func policyContext(ss *Session) (execute.PolicyContext, error) {
+	pc := execute.PolicyContext{SessionID: ss.ID, Decision: &policy.Record{}}
+	if slug, ok := strings.CutPrefix(ss.ID, "endpoint:"); ok {
+		pc.Endpoint = slug
+	}
+	rules, err := policy.CompileSession(ss.Spec.Policy.Rules)
+	if err != nil {
+		return pc, fmt.Errorf("session %s: stored policy rules do not compile: %w", ss.ID, err)
+	}
+	pc.SessionRules = rules
+	return pc, nil
 }
 
 // normalizeInput decodes a tool input once, as execute decodes one
@@ -308,6 +364,14 @@ func decodeJSON(raw []byte) (any, error) {
 func (s *Service) outcome(ctx context.Context, tn tenant.Tenant, ss *Session, connector string, res any, err error) (Outcome, error) {
 	if err == nil {
 		return Outcome{OK: true, Result: res}, nil
+	}
+	if held, ok := errors.AsType[*policy.ApprovalRequiredError](err); ok {
+		a := held.Approval
+		return Outcome{Error: &Refusal{Code: "approval_required", Connector: connector, clientApproval: held.ClientApproval,
+			question: policy.ElicitMessage(a),
+			Approval: &ApprovalRef{ID: a.ID, Status: a.Status, URL: a.URL, ExpiresAt: a.ExpiresAt},
+			Message: "a person must approve this call first (approval " + a.ID + "); tell the user it waits for approval, " +
+				"then make exactly the same call again once it is approved; it expires at " + a.ExpiresAt.Format(time.RFC3339)}}, nil
 	}
 	var scopes *execute.MissingScopesError
 	if errors.As(err, &scopes) {
@@ -368,6 +432,10 @@ func (s *Service) outcome(ctx context.Context, tn tenant.Tenant, ss *Session, co
 		r.Code = "not_in_scope"
 	case apierr.ForbiddenEndpoint:
 		r.Code = "forbidden_endpoint"
+	case apierr.PolicyDenied:
+		r.Code = "policy_denied"
+	case apierr.ApprovalDenied:
+		r.Code = "approval_denied"
 	default:
 		return Outcome{}, err
 	}
@@ -432,7 +500,13 @@ func (s *Service) disconnect(ctx context.Context, tn tenant.Tenant, ss *Session,
 	return Outcome{OK: true, Result: map[string]any{"disconnected": conns[i].ID, "connector": connector}}, nil
 }
 
-// search runs each query against the catalog's index, within scope.
+// search runs each query against the catalog's index, within scope. A
+// query written as several steps ("look up the customer and then refund")
+// is ranked step by step: its actions interleave the steps' best, and
+// steps lists each step's own in order. Every action carries its relevance
+// (score, 0 to 1); a result whose best action scores under
+// catalog.MatchThreshold says so (match "weak", or "none" without any),
+// with a note, so that a model does not act on a wrong tool.
 func (s *Service) search(ctx context.Context, tn tenant.Tenant, ss *Session, sc *Scope, queries []string) (Outcome, error) {
 	accts, err := s.accountsOf(ctx, tn, ss)
 	if err != nil {
@@ -446,24 +520,76 @@ func (s *Service) search(ctx context.Context, tn tenant.Tenant, ss *Session, sc 
 		Effect      string          `json:"effect"`
 		Connection  string          `json:"connection"`
 		InputSchema json.RawMessage `json:"inputSchema"`
+		Score       float64         `json:"score"`
+	}
+	type step struct {
+		Query   string   `json:"query"`
+		Actions []action `json:"actions"`
+		Match   string   `json:"match"`
 	}
 	type result struct {
 		Query   string   `json:"query"`
 		Actions []action `json:"actions"`
+		Match   string   `json:"match"`
+		Note    string   `json:"note,omitempty"`
+		Steps   []step   `json:"steps,omitempty"`
+	}
+	top := func(hits []catalog.ToolHit) []action {
+		out := []action{}
+		for i := 0; i < len(hits) && i < 5; i++ {
+			t := hits[i].Tool
+			out = append(out, action{ID: t.ID, Name: t.Name, Description: t.Description, Connector: t.Connector().ID,
+				Effect: t.Effect, Connection: ss.statusOf(t.Connector().ID, accts[t.Connector().ID]), InputSchema: s.cache.schema(t),
+				Score: math.Round(hits[i].Relevance*100) / 100})
+		}
+		return out
 	}
 	var out []result
 	for _, q := range queries {
-		r := result{Query: q, Actions: []action{}}
-		hits := tn.Catalog.SearchTools(q, func(t *catalog.Tool) bool { return sc.Has(t.ID) })
-		for i := 0; i < len(hits) && i < 5; i++ {
-			t := hits[i].Tool
-			r.Actions = append(r.Actions, action{ID: t.ID, Name: t.Name, Description: t.Description, Connector: t.Connector().ID,
-				Effect: t.Effect, Connection: ss.statusOf(t.Connector().ID, accts[t.Connector().ID]), InputSchema: s.cache.schema(t)})
+		ans := tn.Catalog.SearchSteps(q, func(t *catalog.Tool) bool { return sc.Has(t.ID) })
+		r := result{Query: q, Actions: top(ans.Hits), Match: matchOf(ans.Hits)}
+		weak := r.Match != matchGood
+		for _, st := range ans.Steps {
+			m := matchOf(st.Hits)
+			weak = weak || m != matchGood
+			r.Steps = append(r.Steps, step{Query: st.Query, Actions: top(st.Hits), Match: m})
+		}
+		if weak {
+			r.Note = weakMatchNote(ss.Spec.Policy)
 		}
 		out = append(out, r)
 	}
 	return Outcome{OK: true, Result: map[string]any{"results": out,
 		"next": "Run an action with " + MetaExecute + " {action, input}; if its connection is missing, get a link with " + MetaConnect + "."}}, nil
+}
+
+// How well a search result matches its query.
+const (
+	matchGood = "good"
+	matchWeak = "weak"
+	matchNone = "none"
+)
+
+// matchOf says whether the best of hits matches its request well.
+func matchOf(hits []catalog.ToolHit) string {
+	switch {
+	case len(hits) == 0:
+		return matchNone
+	case hits[0].Relevance < catalog.MatchThreshold:
+		return matchWeak
+	}
+	return matchGood
+}
+
+// weakMatchNote is what a result whose best action (or a step's) matches
+// poorly tells the model, pointing at the proxy when the session has it.
+func weakMatchNote(p Policy) string {
+	note := "No action matches this request (or one of its steps) well: do not run one of these unless it clearly does what the user asked; " +
+		"tell the user it cannot be done here, or ask what they meant."
+	if p.AllowProxy {
+		note += " If a connected application's API can do it, " + MetaProxy + " sends a raw request to it."
+	}
+	return note
 }
 
 // compactSchema shortens long descriptions so search results stay small.

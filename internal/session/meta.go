@@ -29,7 +29,9 @@ var metaSearch = metaTool{
 	name: MetaSearch,
 	description: "Find the actions (tools of connected applications such as GitHub, Slack, Gmail or Stripe) that can do what the user asked. " +
 		"Give one or more short natural-language queries, one per distinct task. Each result lists the best matching actions with their id, " +
-		"what they do, their input schema and whether the user's account for that application is connected. " +
+		"what they do, their input schema, whether the user's account for that application is connected, and a score from 0 to 1. " +
+		"A query of several steps (\"find the customer and then refund\") also gets steps, each with its own actions, in order. " +
+		"A result whose match is \"weak\" or \"none\" has no action that does what was asked: do not guess one. " +
 		"Call this first, then run an action with " + MetaExecute + ".",
 	schema: json.RawMessage(`{"type":"object","properties":{"queries":{"type":"array","minItems":1,"maxItems":10,` +
 		`"items":{"type":"string","minLength":1,"maxLength":200},"description":"What to do, in plain words, one query per task (e.g. \"create a GitHub issue\")."}},` +

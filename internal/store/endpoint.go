@@ -67,9 +67,11 @@ func (s *Store) EndpointBySlug(ctx context.Context, slug string) (Endpoint, erro
 	live := s.keys.live.Load()
 	if live {
 		if e, ok := s.keys.endpoint(slug); ok {
+			s.stats.hit(statEndpoints)
 			return e, nil
 		}
 	}
+	s.stats.miss(statEndpoints)
 	gen := s.keys.gen.Load()
 	e, err := scanEndpoint(s.readRow(ctx, `SELECT `+endpointColumns+` FROM endpoints WHERE slug = $1`, slug))
 	if err == nil && live {

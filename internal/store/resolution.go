@@ -124,8 +124,10 @@ func (s *Store) resolutionRead(ctx context.Context, v int64, k connCacheKey, rea
 		return nil, err
 	}
 	if r, ok := s.conns.answers.Get(k); ok && p.valid(r.user, r.version) {
+		s.stats.hit(statResolution)
 		return r.conns, nil
 	}
+	s.stats.miss(statResolution)
 	conns, err := read()
 	if err != nil {
 		return conns, err

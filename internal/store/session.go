@@ -52,12 +52,15 @@ func (s *Store) GetSession(ctx context.Context, projectID, id string) (Session, 
 	if live {
 		ss, found, refused := s.keys.session(projectID, id, now)
 		if found {
+			s.stats.hit(statSessions)
 			return ss, nil
 		}
 		if refused {
+			s.stats.hit(statSessions)
 			return Session{}, ErrNotFound
 		}
 	}
+	s.stats.miss(statSessions)
 	gen := s.keys.gen.Load()
 	var ss Session
 	var spec string

@@ -66,6 +66,8 @@ type Store struct {
 	conns resolutionCache
 	// keys caches API key lookups while WatchKeys listens for changes.
 	keys *keyCache
+	// stats counts the caches' hits and misses (stats.go).
+	stats cacheStats
 	// dsn is the PostgreSQL connection string, for the change listener's
 	// own connection; it may hold a password and is never logged.
 	dsn string

@@ -41,8 +41,10 @@ func (s *Store) SetToolsEnabled(ctx context.Context, projectID string, toolIDs [
 // in its own transaction.
 func (s *Store) DisabledTools(ctx context.Context, projectID string, toolsVersion int64) (map[string]bool, error) {
 	if set, ok := s.tools.get(projectID, toolsVersion); ok {
+		s.stats.hit(statToolSwitches)
 		return set, nil
 	}
+	s.stats.miss(statToolSwitches)
 	set, err := s.queryDisabledTools(ctx, projectID)
 	if err == nil {
 		s.tools.put(projectID, toolsVersion, set)

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 	"github.com/switchboard-gw/switchboard/internal/webhook"
 )
 
@@ -32,9 +33,11 @@ type Answer struct {
 	Body        string
 	ContentType string
 	Header      map[string]string
+	// reason says why, for the ingress metric (the Reason constants).
+	reason string
 }
 
-func status(code int) Answer { return Answer{Status: code} }
+func status(code int, reason string) Answer { return Answer{Status: code, reason: reason} }
 
 // Ingress handles one provider delivery to /api/triggers/<token> (the body
 // already read, no more than MaxBodyBytes).
@@ -45,16 +48,50 @@ func status(code int) Answer { return Answer{Status: code} }
 // provider id was already processed is acknowledged with 200 and fires
 // nothing, so a provider's retry stops and a resend has no effect.
 func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer, error) {
+	a, err := s.ingress(ctx, token, d)
+	if s.Metrics != nil {
+		switch {
+		case err != nil:
+			s.Metrics.TriggerIngress(telemetry.IngressRejected, ReasonError)
+		case a.Status == http.StatusTooManyRequests:
+			s.Metrics.TriggerIngress(telemetry.IngressLimited, a.reason)
+		case a.Status < 300:
+			s.Metrics.TriggerIngress(telemetry.IngressAccepted, a.reason)
+		default:
+			s.Metrics.TriggerIngress(telemetry.IngressRejected, a.reason)
+		}
+	}
+	return a, err
+}
+
+// Reasons of ingress answers, the reason label of the ingress metric.
+const (
+	ReasonFired          = "fired"              // accepted: the trigger fired
+	ReasonHandshake      = "handshake"          // accepted: a provider's set-up handshake
+	ReasonNotMatched     = "not_matched"        // accepted: verified, not this trigger's event
+	ReasonDuplicate      = "duplicate"          // accepted: a provider resent a delivery id already seen
+	ReasonUnknownTrigger = "unknown_trigger"    // rejected: no such trigger token
+	ReasonNoSecret       = "no_secret"          // rejected: the trigger has no signing secret yet
+	ReasonBadSignature   = "bad_signature"      // rejected: the signature did not verify
+	ReasonStale          = "stale"              // rejected: the signed timestamp is too old
+	ReasonReplayed       = "replayed"           // rejected: a signature seen before
+	ReasonSecretLocked   = "secret_unavailable" // 503: the trigger's secret cannot be opened (key ring)
+	ReasonError          = "error"              // rejected: a database or other internal failure (503)
+	ReasonTriggerLimit   = "trigger_limit"      // 429: the trigger's deliveries per minute
+	ReasonClientLimit    = "client_limit"       // 429: failed verifications from one address
+)
+
+func (s *Service) ingress(ctx context.Context, token string, d Delivery) (Answer, error) {
 	t, err := s.Store.TriggerByToken(ctx, apikey.Hash(token))
 	if errors.Is(err, store.ErrNotFound) {
-		return s.refuse(d, http.StatusNotFound), nil
+		return s.refuse(d, http.StatusNotFound, ReasonUnknownTrigger), nil
 	}
 	if err != nil {
 		return Answer{}, err
 	}
 	def, ok := s.Catalog.Trigger(t.Event)
 	if !ok {
-		return s.refuse(d, http.StatusNotFound), nil
+		return s.refuse(d, http.StatusNotFound, ReasonUnknownTrigger), nil
 	}
 	// Asana hands the secret over once, in an unsigned handshake, before any event.
 	if hs := d.Header.Get("X-Hook-Secret"); hs != "" && def.Verification == "asana" && len(t.Secret) == 0 {
@@ -65,15 +102,15 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 		if err := s.Store.SetTriggerSecret(ctx, t.ID, sealed); err != nil {
 			return Answer{}, err
 		}
-		return Answer{Status: http.StatusOK, Header: map[string]string{"X-Hook-Secret": hs}}, nil
+		return Answer{Status: http.StatusOK, Header: map[string]string{"X-Hook-Secret": hs}, reason: ReasonHandshake}, nil
 	}
 	if len(t.Secret) == 0 {
-		return s.refuse(d, http.StatusUnauthorized), nil
+		return s.refuse(d, http.StatusUnauthorized, ReasonNoSecret), nil
 	}
 	plain, err := s.Keyring.Open(t.Secret, secret.AAD(PurposeSecret, t.ID))
 	if err != nil {
 		s.Logger.ErrorContext(ctx, "a trigger secret cannot be opened; the provider will retry", "trigger_id", t.ID)
-		return status(http.StatusServiceUnavailable), nil
+		return status(http.StatusServiceUnavailable, ReasonSecretLocked), nil
 	}
 	verify, ok := verifiers[def.Verification]
 	if !ok {
@@ -82,23 +119,24 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 	digest, err := verify(d, string(plain), s.Now())
 	switch {
 	case errors.Is(err, errStale):
-		return s.refuse(d, http.StatusBadRequest), nil
+		return s.refuse(d, http.StatusBadRequest, ReasonStale), nil
 	case err != nil:
-		return s.refuse(d, http.StatusUnauthorized), nil
+		return s.refuse(d, http.StatusUnauthorized, ReasonBadSignature), nil
 	}
 	hits, err := s.Store.CountTriggerHit(ctx, t.ID)
 	if err != nil {
 		return Answer{}, err
 	}
 	if hits > MaxPerMinute {
-		return tooMany(), nil
+		return tooMany(ReasonTriggerLimit), nil
 	}
 	body, isJSON := decode(d)
 	if a, ok := handshake(def, body, string(plain)); ok {
+		a.reason = ReasonHandshake
 		return a, nil
 	}
 	if !matches(def.Match, d.Header, body) {
-		return status(http.StatusOK), nil // acknowledged, not this trigger's event
+		return status(http.StatusOK, ReasonNotMatched), nil // acknowledged, not this trigger's event
 	}
 	// The provider's delivery id replaces the signature digest, unless the id
 	// is an unsigned header and the signature has a digest of its own: a
@@ -118,14 +156,7 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 		payload, _ = json.Marshal(body)
 	}
 	ids, err := s.Store.FireTrigger(ctx, t, digest, webhook.EventTriggerFired, func() ([]byte, error) {
-		var user *string
-		if t.UserID != "" {
-			u := t.UserID
-			user = &u
-		}
-		return json.Marshal(webhook.Event{Type: webhook.EventTriggerFired, ID: "evt_" + store.NewID(), Timestamp: s.Now().UTC(),
-			Data: webhook.EventData{TriggerID: t.ID, ConnectionID: t.ConnectionID, ConnectorID: t.ConnectorID, UserID: user,
-				Event: t.Event, Payload: payload}})
+		return firedEvent(t, s.Now(), payload)
 	})
 	if errors.Is(err, store.ErrUncounted) {
 		// The event is stored and its deliveries queued: only a statistic is off.
@@ -136,9 +167,9 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 		if id != "" {
 			// The provider resent a delivery it already made: acknowledge it,
 			// or it retries for days.
-			return status(http.StatusOK), nil
+			return status(http.StatusOK, ReasonDuplicate), nil
 		}
-		return s.refuse(d, http.StatusBadRequest), nil
+		return s.refuse(d, http.StatusBadRequest, ReasonReplayed), nil
 	}
 	if err != nil {
 		return Answer{}, err
@@ -146,20 +177,20 @@ func (s *Service) Ingress(ctx context.Context, token string, d Delivery) (Answer
 	if len(ids) > 0 {
 		s.Notify()
 	}
-	return status(http.StatusOK), nil
+	return status(http.StatusOK, ReasonFired), nil
 }
 
 // refuse answers a delivery that did not verify with code, or with 429 when
 // its client address has sent too many such deliveries this minute.
-func (s *Service) refuse(d Delivery, code int) Answer {
+func (s *Service) refuse(d Delivery, code int, reason string) Answer {
 	if s.unverified.fail(d.From, s.Now()) {
-		return tooMany()
+		return tooMany(ReasonClientLimit)
 	}
-	return status(code)
+	return status(code, reason)
 }
 
-func tooMany() Answer {
-	return Answer{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "60"}}
+func tooMany(reason string) Answer {
+	return Answer{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "60"}, reason: reason}
 }
 
 // decode reads a delivery body: JSON (isJSON), or a form (Twilio) as an

@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
@@ -39,6 +40,9 @@ const MaxSecretLen = 512
 const (
 	SetupManual    = "manual"
 	SetupAutomatic = "automatic"
+	// SetupPoll is a poll trigger: Switchboard calls the provider's list
+	// endpoint on a schedule (Poller).
+	SetupPoll = "poll"
 )
 
 // Options configure a Service.
@@ -53,6 +57,9 @@ type Options struct {
 	// Notify wakes the local delivery worker after an enqueue.
 	Notify func()
 	Now    func() time.Time
+	// Metrics counts ingress deliveries by result and reason; nil counts
+	// nothing.
+	Metrics *telemetry.Metrics
 }
 
 // Service sets up triggers and runs ingress.
@@ -146,6 +153,20 @@ func (s *Service) Create(ctx context.Context, tn tenant.Tenant, r CreateRequest)
 		TokenHash: apikey.Hash(token), Config: config, UserID: conn.UserID}
 	ingressURL := s.BaseURL + "/api/triggers/" + token
 
+	if def.Polled() {
+		// Switchboard calls the provider; nothing is set up there, and the
+		// ingress token is never shown.
+		if r.Secret != nil {
+			return Created{}, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"secret"},
+				Message: def.ID + " is polled by Switchboard; leave out the secret"})
+		}
+		t.Setup = SetupPoll
+		created, err := s.Store.CreatePollTrigger(ctx, t, initialCursor(def, s.Now()))
+		if err != nil {
+			return Created{}, err
+		}
+		return Created{Trigger: created}, nil
+	}
 	if r.Secret != nil {
 		if !def.Setup.Manual {
 			return Created{}, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"secret"},

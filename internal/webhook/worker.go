@@ -18,6 +18,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/telemetry"
 )
 
 // Worker sends due deliveries. Several workers (replicas) may run against
@@ -34,6 +35,8 @@ type Worker struct {
 	Batch int
 	Lease time.Duration
 	Poll  time.Duration
+	// Metrics counts delivery attempts by result; nil counts nothing.
+	Metrics *telemetry.Metrics
 }
 
 // NewWorker returns a Worker sending through client (the guarded client).
@@ -166,6 +169,7 @@ func (w *Worker) retry(ctx context.Context, d store.Delivery, status int, msg st
 		w.finish(ctx, d, store.DeliveryFailed, status, msg+"; no attempts left")
 		return
 	}
+	w.Metrics.WebhookDelivery(telemetry.DeliveryRetry)
 	wait := Schedule[d.Attempts]
 	wait += time.Duration(mrand.Int64N(int64(wait/10) + 1)) // jitter up to 10%
 	if err := w.store.FinishAttempt(ctx, d.ID, w.owner, store.DeliveryPending, status, msg, w.now().Add(wait)); err != nil {
@@ -174,6 +178,11 @@ func (w *Worker) retry(ctx context.Context, d store.Delivery, status int, msg st
 }
 
 func (w *Worker) finish(ctx context.Context, d store.Delivery, status string, httpStatus int, msg string) {
+	if status == store.DeliveryDelivered {
+		w.Metrics.WebhookDelivery(telemetry.DeliveryOK)
+	} else {
+		w.Metrics.WebhookDelivery(telemetry.DeliveryFailed)
+	}
 	if err := w.store.FinishAttempt(ctx, d.ID, w.owner, status, httpStatus, msg, w.now()); err != nil {
 		w.log.ErrorContext(ctx, "could not record a delivery attempt", "delivery_id", d.ID, "error", err.Error())
 	}
