@@ -38,6 +38,9 @@ const (
 	InternalError         Code = "INTERNAL_ERROR"
 	UpstreamError         Code = "UPSTREAM_ERROR"
 	CredentialUnavailable Code = "CREDENTIAL_UNAVAILABLE"
+	// RateLimited is a call refused by one of the project's quotas
+	// (docs/quotas.md); the answer carries Retry-After.
+	RateLimited Code = "RATE_LIMITED"
 )
 
 // statuses is the one table from a code to its HTTP status. Two codes have a
@@ -69,6 +72,7 @@ var statuses = map[Code]int{
 	InternalError:         http.StatusInternalServerError,
 	UpstreamError:         http.StatusBadGateway,
 	CredentialUnavailable: http.StatusServiceUnavailable,
+	RateLimited:           http.StatusTooManyRequests,
 }
 
 // Status returns the HTTP status of code, or 500 for a code not in the table.
@@ -101,7 +105,8 @@ type Error struct {
 	Upstream *Upstream
 	// Status overrides Code.Status() where one code has two statuses.
 	Status int
-	// RetryAfter is sent as the Retry-After header (a provider's 429).
+	// RetryAfter is sent as the Retry-After header (a provider's 429, or
+	// a quota's RATE_LIMITED): delay-seconds or an HTTP date.
 	RetryAfter string
 }
 

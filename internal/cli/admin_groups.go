@@ -81,6 +81,19 @@ var adminGroups = []adminGroup{
 		{"delete", "--project ID RULE_ID", "delete a rule", policyVerb("delete")},
 		{"default", "--project ID allow|ask|deny", "what calls no project rule matches get", policyVerb("default")},
 	}},
+	{name: "quota", summary: "call limits per minute, hour or day, per project, user, connector or tool", commands: []adminVerb{
+		{"create", "--project ID --window minute|hour|day --limit N [--user U | --per-user] [--connector C] [--tool T] [--json]",
+			"create a quota", quotaVerb("create")},
+		{"list", "--project ID [--json]", "list a project's quotas", quotaVerb("list")},
+		{"update", "--project ID --window minute|hour|day --limit N QUOTA_ID [--json]", "change a quota's window and limit", quotaVerb("update")},
+		{"delete", "--project ID QUOTA_ID", "delete a quota and its counts", quotaVerb("delete")},
+	}},
+	{name: "redaction", summary: "what is hidden in tool outputs before they reach a model", commands: []adminVerb{
+		{"show", "--project ID [--json]", "print a project's redaction rules", redactionVerb("show")},
+		{"set", "--project ID [--detectors email,phone,card,iban,secret] [--pattern NAME=REGEXP]… [--rest-execute] [--json]",
+			"replace a project's redaction rules", redactionVerb("set")},
+		{"clear", "--project ID", "remove the rules: nothing is redacted", redactionVerb("clear")},
+	}},
 	{name: "asset", summary: "images for the Connect page", commands: []adminVerb{
 		{"upload", "--project ID FILE [--json]", "store an image as projects/<project>/<sha256>.<ext>", (*Program).adminAssetUpload},
 	}},
@@ -124,6 +137,14 @@ func endpointVerbs() []adminVerb {
 
 func webhookVerb(verb string) func(*Program, context.Context, []string) error {
 	return func(p *Program, ctx context.Context, args []string) error { return p.adminWebhook(ctx, verb, args) }
+}
+
+func quotaVerb(verb string) func(*Program, context.Context, []string) error {
+	return func(p *Program, ctx context.Context, args []string) error { return p.adminQuota(ctx, verb, args) }
+}
+
+func redactionVerb(verb string) func(*Program, context.Context, []string) error {
+	return func(p *Program, ctx context.Context, args []string) error { return p.adminRedaction(ctx, verb, args) }
 }
 
 func mcpServerVerb(verb string) func(*Program, context.Context, []string) error {

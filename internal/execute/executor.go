@@ -30,6 +30,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/policy"
+	"github.com/switchboard-gw/switchboard/internal/quota"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/telemetry"
@@ -48,8 +49,11 @@ type Options struct {
 	// Policies decides calls by the project's policy rules; nil runs every
 	// call (tests that do not need policies).
 	Policies *policy.Service
-	Logger   *slog.Logger
-	Now      func() time.Time
+	// Quotas admits or refuses each call that is about to reach a provider
+	// by the project's quotas; nil admits every call.
+	Quotas *quota.Service
+	Logger *slog.Logger
+	Now    func() time.Time
 	// Metrics and Tracer record calls, provider latency and token
 	// refreshes; nil turns each off.
 	Metrics *telemetry.Metrics
@@ -63,6 +67,7 @@ type Executor struct {
 	guard    *netguard.Guard
 	keyring  *secret.Keyring
 	policies *policy.Service
+	quotas   *quota.Service
 	log      *slog.Logger
 	now      func() time.Time
 	metrics  *telemetry.Metrics
@@ -89,7 +94,7 @@ func New(o Options) *Executor {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	e := &Executor{
-		store: o.Store, accounts: o.Accounts, guard: o.Guard, keyring: o.Keyring, policies: o.Policies, log: o.Logger, now: o.Now,
+		store: o.Store, accounts: o.Accounts, guard: o.Guard, keyring: o.Keyring, policies: o.Policies, quotas: o.Quotas, log: o.Logger, now: o.Now,
 		metrics: o.Metrics, tracer: o.Tracer,
 		owner: hex.EncodeToString(b[:]), handlers: builtinHandlers(),
 		tokens: newTokenCache(), fresh: newFreshCredentials(), granted: newGrantedScopes(),
@@ -221,6 +226,11 @@ func (e *Executor) execute(ctx context.Context, t tenant.Tenant, c Call, tool *c
 		return nil, err
 	}
 	out.keepSecrets = rec != nil && rec.Payloads
+	// The quota counts the calls that reach the provider: one refused
+	// before (bad input, no account) costs nothing.
+	if err := e.quotas.Admit(ctx, t, quota.Call{UserID: c.UserID, ConnectorID: con.ID, ToolID: tool.ID}); err != nil {
+		return nil, err
+	}
 	resp, err := e.send(ctx, out, conn, cred, con)
 	noteProvider(rec, out)
 	if err != nil {

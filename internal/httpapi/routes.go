@@ -43,6 +43,14 @@ func (s *Server) routesV1(mux *http.ServeMux) {
 	s.route(mux, "GET /v1/approvals/{id}", s.handleApprovalGet)
 	s.route(mux, "POST /v1/approvals/{id}/approve", s.handleApprovalApprove)
 	s.route(mux, "POST /v1/approvals/{id}/deny", s.handleApprovalDeny)
+	s.route(mux, "GET /v1/quotas", s.handleQuotaList)
+	s.route(mux, "POST /v1/quotas", s.handleQuotaCreate)
+	s.route(mux, "GET /v1/quotas/{id}", s.handleQuotaGet)
+	s.route(mux, "PATCH /v1/quotas/{id}", s.handleQuotaPatch)
+	s.route(mux, "DELETE /v1/quotas/{id}", s.handleQuotaDelete)
+	s.route(mux, "GET /v1/redaction", s.handleRedactionGet)
+	s.route(mux, "PUT /v1/redaction", s.handleRedactionPut)
+	s.route(mux, "DELETE /v1/redaction", s.handleRedactionDelete)
 }
 
 // routesPublic registers the routes that need no API key (openapi.json: the operations without security).

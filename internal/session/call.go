@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -33,6 +35,9 @@ type Refusal struct {
 	Issues     []apierr.Issue   `json:"issues,omitempty"`
 	Choices    []apierr.Choice  `json:"choices,omitempty"`
 	Upstream   *apierr.Upstream `json:"upstream,omitempty"`
+	// RetryAfter, with rate_limited, is how many seconds to wait before
+	// trying again (a quota's window, or the provider's Retry-After).
+	RetryAfter int64 `json:"retryAfter,omitempty"`
 	// Approval is the pending approval of an approval_required refusal.
 	Approval *ApprovalRef `json:"approval,omitempty"`
 	// clientApproval is true when the MCP client may approve in place;
@@ -103,6 +108,11 @@ func (s *Service) Call(ctx context.Context, tn tenant.Tenant, ss *Session, sc *S
 	}
 	rec.Payloads = s.log.Payloads(ss.ProjectID)
 	out, err := s.call(ctx, tn, ss, sc, name, args, &rec)
+	if err == nil {
+		// Before the log takes the outcome: what the model may not see,
+		// the log does not keep either.
+		out, err = s.redactOutcome(ctx, tn, ss, out)
+	}
 	if rec.Tool != "" {
 		switch {
 		case err != nil:
@@ -384,6 +394,12 @@ func (s *Service) outcome(ctx context.Context, tn tenant.Tenant, ss *Session, co
 		return Outcome{}, err
 	}
 	r := &Refusal{Message: e.Message, Connector: connector, Upstream: e.Upstream}
+	if e.Code == apierr.RateLimited || (e.Upstream != nil && e.Upstream.Status == http.StatusTooManyRequests) {
+		// A quota of the project, or the provider's own limit: either way
+		// the model can wait and try again.
+		r.Code, r.RetryAfter = "rate_limited", retryAfterSeconds(e.RetryAfter, s.now())
+		return Outcome{Error: r}, nil
+	}
 	switch e.Code {
 	case apierr.MissingConnection:
 		o, lerr := s.connectLink(ctx, tn, ss, connector, "connection_required")
@@ -424,6 +440,22 @@ func (s *Service) outcome(ctx context.Context, tn tenant.Tenant, ss *Session, co
 		return Outcome{}, err
 	}
 	return Outcome{Error: r}, nil
+}
+
+// retryAfterSeconds reads a Retry-After value (delay-seconds or an HTTP
+// date) as whole seconds from now; 0 when there is none or it is not
+// readable.
+func retryAfterSeconds(v string, now time.Time) int64 {
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+		return max(0, n)
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(1, int64(math.Ceil(t.Sub(now).Seconds())))
+	}
+	return 0
 }
 
 // connectLink answers with a fresh connect link for the user and connector,

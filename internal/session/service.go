@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/policy"
+	"github.com/switchboard-gw/switchboard/internal/redact"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
@@ -35,6 +36,9 @@ type Options struct {
 	Now     func() time.Time
 	// Log records the calls that act (execlog); nil records nothing.
 	Log *execlog.Log
+	// Redact holds projects' redaction rules, applied to what a call hands
+	// the model; nil redacts nothing.
+	Redact *redact.Service
 }
 
 // Service creates, reads and runs sessions.
@@ -45,6 +49,7 @@ type Service struct {
 	links    *connect.Service
 	log      *execlog.Log
 	policies *policy.Service
+	redact   *redact.Service
 	baseURL  string
 	now      func() time.Time
 	cache    caches
@@ -52,7 +57,7 @@ type Service struct {
 
 // NewService returns a Service.
 func NewService(o Options) *Service {
-	s := &Service{store: o.Store, accounts: o.Accounts, exec: o.Executor, links: o.Links, log: o.Log, policies: o.Policies, baseURL: o.BaseURL, now: o.Now,
+	s := &Service{store: o.Store, accounts: o.Accounts, exec: o.Executor, links: o.Links, log: o.Log, policies: o.Policies, redact: o.Redact, baseURL: o.BaseURL, now: o.Now,
 		cache: newCaches()}
 	if s.now == nil {
 		s.now = time.Now

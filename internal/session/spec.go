@@ -5,12 +5,14 @@ package session
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/policy"
+	"github.com/switchboard-gw/switchboard/internal/redact"
 )
 
 // Limits (docs/README.md, "Limits").
@@ -35,6 +37,9 @@ type Policy struct {
 	// Rules are the session's own policy rules (docs/policies.md): they
 	// can only make the project's and endpoint's decisions stricter.
 	Rules []policy.Spec `json:"rules,omitempty"`
+	// Redact names built-in detectors this session's results are redacted
+	// with, on top of the project's rules (docs/redaction.md).
+	Redact []string `json:"redact,omitempty"`
 }
 
 // Spec is what a session was created with; it is stored as JSON.
@@ -127,6 +132,7 @@ func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Sp
 			MaxDataClass    *string `json:"maxDataClass"`
 			AllowDisconnect *bool   `json:"allowDisconnect"`
 			AllowProxy      *bool   `json:"allowProxy"`
+			Redact          []string
 		}
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(r.Policy, &obj) != nil {
@@ -149,8 +155,12 @@ func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Sp
 					if err == nil && p.MaxDataClass != nil && catalog.ClassRank(*p.MaxDataClass) < 0 {
 						issues.Add(apierr.IssueInvalidValue, []any{"policy", k}, "must be standard, pii or phi")
 					}
+				case "redact":
+					if err = json.Unmarshal(v, &p.Redact); err == nil {
+						checkDetectors(p.Redact, issues)
+					}
 				default:
-					issues.Add(apierr.IssueUnknownField, []any{"policy", k}, "is not a policy field (readOnly, maxDataClass, allowDisconnect, allowProxy, rules)")
+					issues.Add(apierr.IssueUnknownField, []any{"policy", k}, "is not a policy field (readOnly, maxDataClass, allowDisconnect, allowProxy, rules, redact)")
 					continue
 				}
 				if err != nil {
@@ -169,6 +179,9 @@ func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Sp
 			if p.AllowProxy != nil {
 				s.Policy.AllowProxy = *p.AllowProxy
 			}
+			if len(p.Redact) > 0 {
+				s.Policy.Redact = p.Redact
+			}
 		}
 	}
 	ttl := DefaultTTL
@@ -179,6 +192,19 @@ func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Sp
 		}
 	}
 	return s, ttl
+}
+
+// checkDetectors adds the issues of a policy's redact list: built-in
+// detector names, each once.
+func checkDetectors(names []string, issues *apierr.Issues) {
+	for i, n := range names {
+		switch {
+		case !slices.Contains(redact.Detectors, n):
+			issues.Add(apierr.IssueInvalidValue, []any{"policy", "redact", i}, "must be one of email, phone, card, iban, secret")
+		case slices.Index(names, n) < i:
+			issues.Add(apierr.IssueInvalidValue, []any{"policy", "redact", i}, "%s is named twice", n)
+		}
+	}
 }
 
 func validPattern(p string) bool {

@@ -37,6 +37,7 @@ const (
 	CodeInternalError         Code = "INTERNAL_ERROR"
 	CodeUpstreamError         Code = "UPSTREAM_ERROR"
 	CodeCredentialUnavailable Code = "CREDENTIAL_UNAVAILABLE"
+	CodeRateLimited           Code = "RATE_LIMITED"
 )
 
 // Issue is one problem of a VALIDATION_ERROR.

@@ -29,6 +29,7 @@ ErrorCode = Literal[
     "INTERNAL_ERROR",
     "UPSTREAM_ERROR",
     "CREDENTIAL_UNAVAILABLE",
+    "RATE_LIMITED",
 ]
 """An API error code; branch on it, never on the message."""
 

@@ -898,6 +898,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's quotas, oldest first */
+        get: operations["listQuotas"];
+        put?: never;
+        /** Limit calls per minute, hour or day */
+        post: operations["createQuota"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/quotas/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One quota */
+        get: operations["getQuota"];
+        put?: never;
+        post?: never;
+        /** Remove a quota and its counts */
+        delete: operations["deleteQuota"];
+        options?: never;
+        head?: never;
+        /** Change a quota's window and limit (its filters stay) */
+        patch: operations["updateQuota"];
+        trace?: never;
+    };
+    "/v1/redaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's redaction rules */
+        get: operations["getRedaction"];
+        /** Replace the project's redaction rules */
+        put: operations["putRedaction"];
+        post?: never;
+        /** Remove the rules: nothing is redacted */
+        delete: operations["deleteRedaction"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "trigger.fired": {
@@ -932,10 +988,11 @@ export interface components {
          *     CONNECTION_NOT_FOUND (400 when the id came in a body rather than a path);
          *     409 AMBIGUOUS_CONNECTION, CONFLICT, NAME_TAKEN, CONNECTOR_UNAVAILABLE;
          *     410 LINK_USED, LINK_EXPIRED; 500 INTERNAL_ERROR, and EXECUTION_ERROR for a
-         *     failed credential rotation; 502 UPSTREAM_ERROR; 503 CREDENTIAL_UNAVAILABLE.
+         *     failed credential rotation; 502 UPSTREAM_ERROR; 503 CREDENTIAL_UNAVAILABLE;
+         *     429 RATE_LIMITED (a project quota is spent; Retry-After says when to try again).
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "MISSING_CONNECTION" | "REAUTH_REQUIRED" | "CONNECTION_NOT_FOUND" | "EXECUTION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "ACTION_DISABLED" | "FORBIDDEN_ENDPOINT" | "POLICY_DENIED" | "APPROVAL_DENIED" | "NOT_FOUND" | "TOOL_NOT_FOUND" | "CONNECTOR_NOT_FOUND" | "SESSION_NOT_FOUND" | "AMBIGUOUS_CONNECTION" | "CONFLICT" | "NAME_TAKEN" | "CONNECTOR_UNAVAILABLE" | "LINK_USED" | "LINK_EXPIRED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "CREDENTIAL_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "MISSING_CONNECTION" | "REAUTH_REQUIRED" | "CONNECTION_NOT_FOUND" | "EXECUTION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "ACTION_DISABLED" | "FORBIDDEN_ENDPOINT" | "POLICY_DENIED" | "APPROVAL_DENIED" | "NOT_FOUND" | "TOOL_NOT_FOUND" | "CONNECTOR_NOT_FOUND" | "SESSION_NOT_FOUND" | "AMBIGUOUS_CONNECTION" | "CONFLICT" | "NAME_TAKEN" | "CONNECTOR_UNAVAILABLE" | "LINK_USED" | "LINK_EXPIRED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "CREDENTIAL_UNAVAILABLE" | "RATE_LIMITED";
         /**
          * @example {
          *       "error": {
@@ -1236,6 +1293,8 @@ export interface components {
                  */
                 clientApproval: boolean;
             }[];
+            /** @description Built-in redaction detectors applied to this session's results on top of the project's redaction rules (docs/redaction.md). */
+            redact?: ("email" | "phone" | "card" | "iban" | "secret")[];
         };
         Policy: {
             readOnly: boolean;
@@ -1243,6 +1302,8 @@ export interface components {
             allowDisconnect: boolean;
             allowProxy: boolean;
             rules?: Record<string, unknown>[];
+            /** @description The detectors the session asked for; absent when none. */
+            redact?: ("email" | "phone" | "card" | "iban" | "secret")[];
         };
         Session: {
             /** Format: uuid */
@@ -1308,7 +1369,7 @@ export interface components {
             ok: false;
             error: components["schemas"]["Refusal"];
         };
-        /** @description A refusal for the model to act on; lowercase codes such as connection_required, missing_scopes (with connector and connectUrl), not_in_scope, read_only, data_class_not_allowed, invalid_arguments, or a lowercase API error code. Policy codes: policy_denied, approval_denied, and approval_required with approval {id, status, url, expiresAt}: make the same call again once it is approved. */
+        /** @description A refusal for the model to act on; lowercase codes such as connection_required, missing_scopes (with connector and connectUrl), not_in_scope, read_only, data_class_not_allowed, invalid_arguments, or a lowercase API error code. Policy codes: policy_denied, approval_denied, and approval_required with approval {id, status, url, expiresAt}: make the same call again once it is approved. Quota code: rate_limited (with retryAfter) when a project quota or the provider's own limit refused the call. */
         Refusal: {
             code: string;
             message: string;
@@ -1323,6 +1384,8 @@ export interface components {
                 url: string;
                 expiresAt: components["schemas"]["Timestamp"];
             };
+            /** @description With rate_limited: seconds to wait before trying again (the quota's window, or the provider's Retry-After); absent when unknown. */
+            retryAfter?: number;
         };
         JSONRPCRequest: {
             /** @constant */
@@ -1629,6 +1692,48 @@ export interface components {
             /** @description The key the held call was made with. */
             apiKeyId?: string;
         };
+        /** @description At most `limit` calls in each fixed window (UTC-aligned minute, hour or day) over the calls the filters match; counted across replicas in the database. */
+        Quota: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            window: "minute" | "hour" | "day";
+            limit: number;
+            /** @description Only this end user's calls; null for every user. */
+            userId: string | null;
+            /** @description Each end user has the whole limit to themselves. */
+            perUser: boolean;
+            /** @description Only calls to this connector (tools and the raw proxy). */
+            connectorId: string | null;
+            /** @description Only this tool, or tools whose id starts with the prefix before a trailing `*`; a raw proxy request is no tool. */
+            toolId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        QuotaRequest: {
+            /** @enum {string} */
+            window: "minute" | "hour" | "day";
+            limit: number;
+            userId?: string;
+            perUser?: boolean;
+            connectorId?: string;
+            toolId?: string;
+        };
+        /** @description What is hidden in tool outputs before they reach a model (docs/redaction.md). */
+        RedactionRules: {
+            /** @description False when the project has no rules. */
+            enabled: boolean;
+            detectors: ("email" | "phone" | "card" | "iban" | "secret")[];
+            patterns: components["schemas"]["RedactionPattern"][];
+            /** @description Also redact the answers of POST /v1/tools/execute and /v1/tools/proxy. */
+            restExecute: boolean;
+        };
+        RedactionPattern: {
+            /** @description Matches become [redacted:<name>]. */
+            name: string;
+            /** @description RE2 syntax; when it has a capturing group, only the first group's text is replaced. */
+            pattern: string;
+        };
     };
     responses: {
         /** @description A JSON-RPC 2.0 response (result or error). */
@@ -1780,6 +1885,25 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description RATE_LIMITED: one of the project's quotas has no call left in its window (docs/quotas.md). */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds until the window that refused the call ends. */
+                "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "RATE_LIMITED",
+                 *         "message": "the limit of 100 calls per hour for each user on github is reached; try again in 1200 seconds"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -2629,6 +2753,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["Unavailable"];
@@ -2701,6 +2826,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["Unavailable"];
@@ -3907,6 +4033,246 @@ export interface operations {
                     "text/html": string;
                 };
             };
+        };
+    };
+    listQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quotas. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quota"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "window": "hour",
+                 *       "limit": 100,
+                 *       "perUser": true,
+                 *       "connectorId": "github"
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuotaRequest"];
+            };
+        };
+        responses: {
+            /** @description The new quota. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quota"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quota. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quota"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IDEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "window": "day",
+                 *       "limit": 1000
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuotaRequest"];
+            };
+        };
+        responses: {
+            /** @description The quota. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quota"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getRedaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RedactionRules"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    putRedaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "detectors": [
+                 *         "email",
+                 *         "card",
+                 *         "secret"
+                 *       ],
+                 *       "patterns": [
+                 *         {
+                 *           "name": "employee_id",
+                 *           "pattern": "EMP-\\d{6}"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    detectors?: ("email" | "phone" | "card" | "iban" | "secret")[];
+                    patterns?: components["schemas"]["RedactionPattern"][];
+                    restExecute?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The rules now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RedactionRules"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    deleteRedaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RedactionRules"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
     triggerFired: {
