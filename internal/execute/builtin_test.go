@@ -33,8 +33,9 @@ func (r *rewriter) RoundTrip(req *http.Request) (*http.Response, error) {
 	return r.next.RoundTrip(out)
 }
 
-// uploadHandlers send to an upload endpoint whose path is not the tool's.
-var uploadHandlers = map[string]bool{"google_drive_upload_file": true, "box_upload_file": true}
+// ownPathHandlers send to an upload or ingestion endpoint whose path is
+// not the tool's under the base URL; handler_test.go pins their URLs.
+var ownPathHandlers = map[string]bool{"google_drive_upload_file": true, "box_upload_file": true, "mixpanel_track_event": true}
 
 // originalHostHeader carries the provider host a request was meant for.
 const originalHostHeader = "X-Test-Original-Host"
@@ -352,8 +353,7 @@ func checkRequest(t *testing.T, tool *catalog.Tool, input map[string]any, cred m
 			t.Errorf("%s: header %s is %q, want %q", tool.ID, k, got.Header.Get(k), want)
 		}
 	}
-	// Uploads go to the provider's upload host and path (handler_test.go pins them).
-	if !uploadHandlers[tool.Handler] {
+	if !ownPathHandlers[tool.Handler] {
 		// A path placeholder that names a connection field (Twilio's
 		// {accountSid}) takes the account's value.
 		pathInput := map[string]any{}

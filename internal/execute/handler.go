@@ -36,6 +36,7 @@ func builtinHandlers() map[string]Handler {
 		"posthog_capture_event":    posthogCapture,
 		"box_upload_file":          boxUpload,
 		"dropbox_upload_file":      dropboxUpload,
+		"mixpanel_track_event":     mixpanelImport,
 	}
 }
 

@@ -184,3 +184,44 @@ func TestDropboxUpload_RawBodyAndASCIIArgHeaderOnContentHost(t *testing.T) {
 		t.Fatalf("arg %s: %v", h, err)
 	}
 }
+
+func TestMixpanelImport_OneEventToTheResidencyIngestionHost(t *testing.T) {
+	t.Parallel()
+	tool := builtinTool(t, "mixpanel_track_event")
+	base, _ := url.Parse("https://eu.mixpanel.com/api")
+	input := map[string]any{"project_id": float64(42), "event": "Signed Up", "distinct_id": "u-7", "time": float64(1790000000000),
+		"properties": map[string]any{"plan": "pro", "distinct_id": "ignored"}}
+	out, err := mixpanelImport(tool, input, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.URL.Host != "api-eu.mixpanel.com" || out.URL.Path != "/import" ||
+		out.URL.Query().Get("project_id") != "42" || out.URL.Query().Get("strict") != "1" {
+		t.Fatalf("url %s", out.URL)
+	}
+	var events []struct {
+		Event      string         `json:"event"`
+		Properties map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(out.Body, &events); err != nil || len(events) != 1 {
+		t.Fatalf("body %s: %v", out.Body, err)
+	}
+	p := events[0].Properties
+	id, _ := p["$insert_id"].(string)
+	if events[0].Event != "Signed Up" || p["distinct_id"] != "u-7" || p["time"] != float64(1790000000000) || p["plan"] != "pro" || len(id) != 32 {
+		t.Fatalf("event %s", out.Body)
+	}
+	again, _ := mixpanelImport(tool, input, base)
+	if string(again.Body) != string(out.Body) {
+		t.Fatalf("the same event got another insert id:\n%s\n%s", out.Body, again.Body)
+	}
+	input["insert_id"] = "order-1001"
+	out, _ = mixpanelImport(tool, input, base)
+	if !strings.Contains(string(out.Body), `"$insert_id":"order-1001"`) {
+		t.Fatalf("given insert id not kept: %s", out.Body)
+	}
+	other, _ := url.Parse("https://mixpanel.example/api")
+	if _, err := mixpanelImport(tool, input, other); err == nil {
+		t.Fatal("an unknown residency host was accepted")
+	}
+}
