@@ -153,7 +153,7 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		// token in its own header.
 		connector: "shopify", typed: `{"shop":"acme-store"}`, authorize: "/acme-store.myshopify.com/admin/oauth/authorize",
 		params: map[string]string{"scope": "read_products,write_products,read_orders,write_orders,read_customers,write_customers," +
-			"read_inventory,write_inventory,read_locations,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders"},
+			"read_inventory,write_inventory,read_locations,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders,write_price_rules"},
 		token: "/acme-store.myshopify.com/admin/oauth/access_token", identity: "/acme-store.myshopify.com/admin/api/2026-10/shop.json",
 		stored: map[string]string{"shop": "acme-store"},
 		tool:   "shopify_list_products", input: `{}`, wantPath: "/acme-store.myshopify.com/admin/api/2026-10/products.json",
