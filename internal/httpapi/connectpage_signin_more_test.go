@@ -11,7 +11,7 @@ import (
 // hands over no value beyond the token (or only what the user typed):
 // TestConnect_SignInWholeFlow runs their whole flow.
 var moreSignInConnectors = []string{"box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
-	"google_sheets", "intercom", "linear", "monday", "okta", "pagerduty", "sentry", "shopify", "slack", "square", "stripe",
+	"google_sheets", "google_tasks", "intercom", "linear", "monday", "okta", "pagerduty", "sentry", "shopify", "slack", "square", "stripe",
 	"todoist", "zendesk", "zoom"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
@@ -95,6 +95,13 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		params: googleParams("https://www.googleapis.com/auth/spreadsheets.readonly https://www.googleapis.com/auth/spreadsheets"),
 		token:  "/oauth2.googleapis.com/token",
 		tool:   "google_sheets_get_spreadsheet", input: `{"spreadsheetId":"s1"}`, wantPath: "/sheets.googleapis.com/v4/spreadsheets/s1",
+		refresh: "/oauth2.googleapis.com/token",
+	}, {
+		// No identity call: the Tasks API has no "who am I".
+		connector: "google_tasks", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
+		params: googleParams("https://www.googleapis.com/auth/tasks.readonly https://www.googleapis.com/auth/tasks"),
+		token:  "/oauth2.googleapis.com/token",
+		tool:   "google_tasks_get_task_list", input: `{"tasklist":"l1"}`, wantPath: "/tasks.googleapis.com/tasks/v1/users/@me/lists/l1",
 		refresh: "/oauth2.googleapis.com/token",
 	}, {
 		// Intercom: permissions are set on the app, not asked for; the

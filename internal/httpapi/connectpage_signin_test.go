@@ -37,7 +37,8 @@ var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", 
 	"app.intercom.com", "api.intercom.io", "linear.app", "api.linear.app", "auth.monday.com", "api.monday.com",
 	"{domain}", "identity.pagerduty.com", "sentry.io", "{region}.sentry.io", "{shop}.myshopify.com", "slack.com",
 	"connect.squareup.com", "connect.stripe.com", "api.stripe.com", "todoist.com", "app.todoist.com", "api.todoist.com",
-	"{subdomain}.zendesk.com", "zoom.us", "api.zoom.us"}
+	"{subdomain}.zendesk.com", "zoom.us", "api.zoom.us",
+	"tasks.googleapis.com", "meet.googleapis.com"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by a
