@@ -11,7 +11,7 @@ import (
 // hands over no value beyond the token (or only what the user typed):
 // TestConnect_SignInWholeFlow runs their whole flow.
 var moreSignInConnectors = []string{"box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
-	"google_sheets", "google_tasks", "intercom", "linear", "monday", "okta", "pagerduty", "sentry", "shopify", "slack", "square", "stripe",
+	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "monday", "okta", "pagerduty", "sentry", "shopify", "slack", "square", "stripe",
 	"todoist", "zendesk", "zoom"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
@@ -89,6 +89,14 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		params: googleParams("https://www.googleapis.com/auth/drive.readonly https://www.googleapis.com/auth/drive"),
 		token:  "/oauth2.googleapis.com/token", identity: "/www.googleapis.com/drive/v3/about",
 		tool: "google_drive_get_file", input: `{"fileId":"f1"}`, wantPath: "/www.googleapis.com/drive/v3/files/f1",
+		refresh: "/oauth2.googleapis.com/token",
+	}, {
+		// No identity call: the Meet API has no "who am I".
+		connector: "google_meet", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
+		params: googleParams("https://www.googleapis.com/auth/meetings.space.created https://www.googleapis.com/auth/meetings.space.readonly " +
+			"https://www.googleapis.com/auth/meetings.space.settings"),
+		token: "/oauth2.googleapis.com/token",
+		tool:  "google_meet_get_space", input: `{"space":"abc-mnop-xyz"}`, wantPath: "/meet.googleapis.com/v2/spaces/abc-mnop-xyz",
 		refresh: "/oauth2.googleapis.com/token",
 	}, {
 		connector: "google_sheets", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
