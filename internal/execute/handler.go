@@ -34,6 +34,7 @@ func builtinHandlers() map[string]Handler {
 		"aws_s3_create_bucket":     s3CreateBucket,
 		"salesforce_record_fields": salesforceRecordFields,
 		"posthog_capture_event":    posthogCapture,
+		"graph_upload_content":     graphUploadContent,
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // hands over no value beyond the token (or only what the user typed):
 // TestConnect_SignInWholeFlow runs their whole flow.
 var moreSignInConnectors = []string{"box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
-	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "monday", "okta", "pagerduty", "sentry", "shopify", "slack", "square", "stripe",
+	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "monday", "okta", "onedrive", "pagerduty", "sentry", "shopify", "slack", "square", "stripe",
 	"todoist", "zendesk", "zoom"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
@@ -145,6 +145,14 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		stored: map[string]string{"domain": "acme.okta.com"},
 		tool:   "okta_get_user", input: `{"id":"00u1"}`, wantPath: "/acme.okta.com/api/v1/users/00u1",
 		refresh: "/acme.okta.com/oauth2/v1/token",
+	}, {
+		// Microsoft Graph files: nothing typed signs in at common.
+		connector: "onedrive", typed: `{}`, authorize: "/login.microsoftonline.com/common/oauth2/v2.0/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "offline_access User.Read Files.Read.All Files.ReadWrite.All"},
+		token:  "/login.microsoftonline.com/common/oauth2/v2.0/token", identity: "/graph.microsoft.com/v1.0/me",
+		stored: map[string]string{"tenant": "common"},
+		tool:   "onedrive_get_item", input: `{"itemId":"01ABC"}`, wantPath: "/graph.microsoft.com/v1.0/me/drive/items/01ABC",
+		refresh: "/login.microsoftonline.com/common/oauth2/v2.0/token",
 	}, {
 		// PagerDuty scoped OAuth: PKCE, the API's version in Accept.
 		connector: "pagerduty", authorize: "/identity.pagerduty.com/oauth/authorize", pkce: true,
