@@ -35,6 +35,7 @@ func builtinHandlers() map[string]Handler {
 		"salesforce_record_fields": salesforceRecordFields,
 		"posthog_capture_event":    posthogCapture,
 		"graph_upload_content":     graphUploadContent,
+		"graph_list_item_fields":   graphListItemFields,
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // hands over no value beyond the token (or only what the user typed):
 // TestConnect_SignInWholeFlow runs their whole flow.
 var moreSignInConnectors = []string{"box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
-	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "monday", "okta", "onedrive", "pagerduty", "sentry", "shopify", "slack", "square", "stripe",
+	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "monday", "okta", "onedrive", "pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe",
 	"todoist", "zendesk", "zoom"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
@@ -171,6 +171,15 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		stored: map[string]string{"region": "de"},
 		tool:   "sentry_list_organizations", input: `{}`, wantPath: "/de.sentry.io/api/0/organizations/",
 		refresh: "/sentry.io/oauth/token/",
+	}, {
+		// SharePoint: work or school accounts only, so organizations when
+		// nothing is typed.
+		connector: "sharepoint", typed: `{}`, authorize: "/login.microsoftonline.com/organizations/oauth2/v2.0/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "offline_access User.Read Sites.Read.All Sites.ReadWrite.All Sites.Manage.All"},
+		token:  "/login.microsoftonline.com/organizations/oauth2/v2.0/token", identity: "/graph.microsoft.com/v1.0/me",
+		stored: map[string]string{"tenant": "organizations"},
+		tool:   "sharepoint_get_site", input: `{"siteId":"root"}`, wantPath: "/graph.microsoft.com/v1.0/sites/root",
+		refresh: "/login.microsoftonline.com/organizations/oauth2/v2.0/token",
 	}, {
 		// Shopify: the shop the user types, comma-separated scopes, the
 		// token in its own header.

@@ -88,6 +88,7 @@ var signInTokens = map[string]tokenSpec{
 	"/login.salesforce.com/services/oauth2/token":                          {who: "salesforce", body: true, code: true, refresh: true},
 	"/login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token": {who: "microsoft", body: true, code: true, refresh: true},
 	"/login.microsoftonline.com/common/oauth2/v2.0/token":                  {who: "microsoft", body: true, code: true, refresh: true},
+	"/login.microsoftonline.com/organizations/oauth2/v2.0/token":           {who: "microsoft", body: true, code: true, refresh: true},
 	"/api.box.com/oauth2/token":                                            {who: "box", body: true, code: true, refresh: true},
 	"/auth.calendly.com/oauth/token":                                       {who: "calendly", body: true, code: true, refresh: true},
 	"/api.clickup.com/api/v2/oauth/token":                                  {who: "clickup", body: true, code: true, lasting: true},
