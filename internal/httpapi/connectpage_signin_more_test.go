@@ -11,8 +11,8 @@ import (
 // hands over no value beyond the token (or only what the user typed):
 // TestConnect_SignInWholeFlow runs their whole flow.
 var moreSignInConnectors = []string{"box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
-	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "monday", "okta", "onedrive", "pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe",
-	"todoist", "zendesk", "zoom"}
+	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
+	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "zendesk", "zoom"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -127,6 +127,15 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		token:  "/api.linear.app/oauth/token", identity: "/api.linear.app/graphql",
 		tool: "linear_list_issues", input: `{}`, wantPath: "/api.linear.app/graphql",
 		refresh: "/api.linear.app/oauth/token",
+	}, {
+		// Microsoft Graph's Excel API: work or school accounts only.
+		connector: "microsoft_excel", typed: `{}`, authorize: "/login.microsoftonline.com/organizations/oauth2/v2.0/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "offline_access User.Read Files.ReadWrite.All"},
+		token:  "/login.microsoftonline.com/organizations/oauth2/v2.0/token", identity: "/graph.microsoft.com/v1.0/me",
+		stored: map[string]string{"tenant": "organizations"},
+		tool:   "microsoft_excel_list_worksheets", input: `{"driveId":"d1","itemId":"i1"}`,
+		wantPath: "/graph.microsoft.com/v1.0/drives/d1/items/i1/workbook/worksheets",
+		refresh:  "/login.microsoftonline.com/organizations/oauth2/v2.0/token",
 	}, {
 		// monday.com: the token goes bare in Authorization, with the
 		// pinned API version.
