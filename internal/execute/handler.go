@@ -37,6 +37,8 @@ func builtinHandlers() map[string]Handler {
 		"box_upload_file":          boxUpload,
 		"dropbox_upload_file":      dropboxUpload,
 		"mixpanel_track_event":     mixpanelImport,
+		"graph_upload_content":     graphUploadContent,
+		"graph_list_item_fields":   graphListItemFields,
 	}
 }
 
