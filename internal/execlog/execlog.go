@@ -82,8 +82,8 @@ type Entry struct {
 type Decision struct {
 	// Decision is allow, ask or deny.
 	Decision string `json:"decision"`
-	// RuleID and Level name the rule that decided, and where it was set
-	// (project, endpoint or session); both empty for a project's default.
+	// RuleID names the rule that decided (empty when the project's default
+	// did) and Level where it was set: project, endpoint, session or default.
 	RuleID string `json:"ruleId,omitempty"`
 	Level  string `json:"level,omitempty"`
 	// ApprovalID, Approver and ApprovalLatency are set when the call ran on
