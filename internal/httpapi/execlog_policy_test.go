@@ -47,6 +47,13 @@ func TestExecLog_PolicyDecisionOfEveryRuledCall(t *testing.T) {
 			t.Fatalf("approved call: %d %s", r.status, r.body)
 		}
 
+		// A session's own rule: the record names the session level.
+		sid := f.newSession(t, `{"userId":"u1","connectors":["delta"],"pinned":["delta_get_task"],
+			"policy":{"rules":[{"decision":"ask","match":{"tool":"delta_get_task"}}]}}`)
+		if r := f.logCall(t, "POST", "/v1/sessions/"+sid+"/tools/delta_get_task", `{"arguments":{"id":"9"}}`, "session"); r.status != 200 {
+			t.Fatalf("session call: %d %s", r.status, r.body)
+		}
+
 		logs := f.logsByRequest(t, f.key)
 		for _, id := range []string{"norules", "unmatched"} {
 			if rec := logs[id]; rec == nil || rec["outcome"] != "ok" {
@@ -59,8 +66,9 @@ func TestExecLog_PolicyDecisionOfEveryRuledCall(t *testing.T) {
 			outcome string
 			policy  map[string]any
 		}{
-			"denied": {"POLICY_DENIED", map[string]any{"decision": "deny", "ruleId": deny, "level": "project"}},
-			"held":   {"APPROVAL_REQUIRED", map[string]any{"decision": "ask", "ruleId": ask, "level": "project"}},
+			"denied":  {"POLICY_DENIED", map[string]any{"decision": "deny", "ruleId": deny, "level": "project"}},
+			"held":    {"APPROVAL_REQUIRED", map[string]any{"decision": "ask", "ruleId": ask, "level": "project"}},
+			"session": {"approval_required", map[string]any{"decision": "ask", "ruleId": "session:0", "level": "session"}},
 			"approved": {"ok", map[string]any{"decision": "ask", "ruleId": ask, "level": "project", "approvalId": approval,
 				"approver": "api: ops@example.com", "approvalLatencyMs": float64(90000)}},
 		}
