@@ -12,6 +12,7 @@ package execlog
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
@@ -67,9 +68,44 @@ type Entry struct {
 	Payloads bool
 	Input    any
 	Output   any
+	// Policy is the policy decision behind the call, set only when a rule
+	// matched or an approval was involved; nil costs nothing.
+	Policy *Decision
 	// secrets are the values of the account's credential, redacted
 	// wherever they appear in a payload.
 	secrets []string
+}
+
+// Decision is a policy decision as the log stores it (JSON, the shape GET
+// /v1/logs shows). It is the log's own copy: the executor fills it from the
+// policy service's answer.
+type Decision struct {
+	// Decision is allow, ask or deny.
+	Decision string `json:"decision"`
+	// RuleID names the rule that decided (empty when the project's default
+	// did) and Level where it was set: project, endpoint, session or default.
+	RuleID string `json:"ruleId,omitempty"`
+	Level  string `json:"level,omitempty"`
+	// ApprovalID, Approver and ApprovalLatency are set when the call ran on
+	// an approval: which one, who gave it, and how long after it was asked.
+	ApprovalID      string        `json:"approvalId,omitempty"`
+	Approver        string        `json:"approver,omitempty"`
+	ApprovalLatency time.Duration `json:"-"`
+}
+
+// MarshalJSON writes the latency as approvalLatencyMs (when there was an
+// approval).
+func (d Decision) MarshalJSON() ([]byte, error) {
+	type plain Decision
+	out := struct {
+		plain
+		LatencyMs *int64 `json:"approvalLatencyMs,omitempty"`
+	}{plain: plain(d)}
+	if d.ApprovalID != "" {
+		ms := d.ApprovalLatency.Milliseconds()
+		out.LatencyMs = &ms
+	}
+	return json.Marshal(out)
 }
 
 // LogValue keeps an entry's payloads and secrets out of logs.
@@ -345,6 +381,12 @@ func (l *Log) write(ctx context.Context, entries []Entry) {
 			SessionID: e.SessionID, EndpointID: e.EndpointID, APIKeyID: e.APIKeyID, Outcome: cut(e.Outcome, 64),
 			ProviderStatus: e.ProviderStatus, TotalMicros: e.Total.Microseconds(),
 			ProviderMicros: e.Provider.Microseconds(), RequestID: e.RequestID,
+		}
+		if e.Policy != nil {
+			if b, err := json.Marshal(e.Policy); err == nil {
+				p := string(b)
+				rows[i].Policy = &p
+			}
 		}
 		if e.Payloads {
 			r := newRedactor(settings[e.ProjectID], e.secrets)

@@ -185,3 +185,51 @@ func TestNilLog_RecordsNothing(t *testing.T) {
 		t.Fatal("a nil log did something")
 	}
 }
+
+func TestPolicy_StoredAsJSONOnlyWhenSet(t *testing.T) {
+	t.Parallel()
+	st := storetest.OpenSQLite(t, nil)
+	l := New(Options{Store: st})
+	cases := map[string]struct {
+		d    *Decision
+		want map[string]any
+	}{
+		"none": {nil, nil},
+		"deny": {&Decision{Decision: "deny", RuleID: "pol_d", Level: "project"},
+			map[string]any{"decision": "deny", "ruleId": "pol_d", "level": "project"}},
+		"approved": {&Decision{Decision: "ask", RuleID: "pol_a", Level: "session", ApprovalID: "apr_1", Approver: "ann@example.com",
+			ApprovalLatency: 2500 * time.Millisecond},
+			map[string]any{"decision": "ask", "ruleId": "pol_a", "level": "session", "approvalId": "apr_1",
+				"approver": "ann@example.com", "approvalLatencyMs": float64(2500)}},
+	}
+	for name, c := range cases {
+		e := Origin{Start: time.Now()}.Entry("p", name)
+		e.Policy = c.d
+		l.Add(&e)
+	}
+	l.Flush(context.Background())
+	rs := records(t, st, "p")
+	if len(rs) != len(cases) {
+		t.Fatalf("%d records", len(rs))
+	}
+	for _, r := range rs {
+		c := cases[r.UserID]
+		if c.want == nil {
+			if r.Policy != nil {
+				t.Errorf("%s: policy %q, want NULL", r.UserID, *r.Policy)
+			}
+			continue
+		}
+		if r.Policy == nil {
+			t.Errorf("%s: no policy stored", r.UserID)
+			continue
+		}
+		var got map[string]any
+		if err := json.Unmarshal([]byte(*r.Policy), &got); err != nil {
+			t.Fatalf("%s: %v", r.UserID, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: policy %v, want %v", r.UserID, got, c.want)
+		}
+	}
+}

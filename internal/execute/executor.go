@@ -200,7 +200,7 @@ func (e *Executor) execute(ctx context.Context, t tenant.Tenant, c Call, tool *c
 		return nil, err
 	}
 	noteAccount(rec, conn.ID, cred)
-	if err := e.enforce(ctx, t, c.Policy, c.UserID, toolSubject(tool, conn, input)); err != nil {
+	if err := e.enforce(ctx, t, c.Policy, c.UserID, toolSubject(tool, conn, input), rec); err != nil {
 		return nil, err
 	}
 	if err := checkScopes(tool, conn, cred); err != nil {

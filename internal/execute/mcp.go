@@ -37,7 +37,7 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	case err != nil:
 		return nil, err
 	}
-	if err := e.enforce(ctx, t, c.Policy, c.UserID, toolSubject(tool, conn, input)); err != nil {
+	if err := e.enforce(ctx, t, c.Policy, c.UserID, toolSubject(tool, conn, input), rec); err != nil {
 		return nil, err
 	}
 	k := mcpKey{con: con, connID: conn.ID, revision: conn.Revision}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/policy"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
@@ -31,15 +32,21 @@ type PolicyContext struct {
 // is known, before anything reaches the provider: this one point covers
 // direct execute, session calls (REST and MCP) and the proxy. Without a
 // policy service, or with a project that has no rules, it costs one cache
-// lookup.
-func (e *Executor) enforce(ctx context.Context, t tenant.Tenant, pc PolicyContext, userID string, sub policy.Subject) error {
+// lookup. A decision a rule or the project's default made (or one that
+// spent an approval) is copied into the call's log entry rec, when there is
+// one.
+func (e *Executor) enforce(ctx context.Context, t tenant.Tenant, pc PolicyContext, userID string, sub policy.Subject, rec *execlog.Entry) error {
 	if e.policies == nil {
 		return nil
 	}
-	rec, err := e.policies.Check(ctx, t, policy.Call{Subject: sub, UserID: userID, Endpoint: pc.Endpoint,
+	d, err := e.policies.Check(ctx, t, policy.Call{Subject: sub, UserID: userID, Endpoint: pc.Endpoint,
 		SessionID: pc.SessionID, SessionRules: pc.SessionRules, APIKeyID: pc.APIKeyID})
 	if pc.Decision != nil {
-		*pc.Decision = rec
+		*pc.Decision = d
+	}
+	if rec != nil && d.Decision != "" && (d.RuleID != "" || d.ApprovalID != "" || d.Decision != policy.Allow) {
+		rec.Policy = &execlog.Decision{Decision: string(d.Decision), RuleID: d.RuleID, Level: d.Level,
+			ApprovalID: d.ApprovalID, Approver: d.Approver, ApprovalLatency: d.Latency}
 	}
 	return err
 }

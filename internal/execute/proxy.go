@@ -93,7 +93,7 @@ func (e *Executor) proxyTo(ctx context.Context, t tenant.Tenant, con *catalog.Co
 	if err != nil {
 		return nil, err
 	}
-	if err := e.enforce(ctx, t, c.Policy, c.UserID, proxySubject(c, conn)); err != nil {
+	if err := e.enforce(ctx, t, c.Policy, c.UserID, proxySubject(c, conn), rec); err != nil {
 		return nil, err
 	}
 	q := target.Query()

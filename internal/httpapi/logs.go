@@ -71,6 +71,9 @@ type logView struct {
 	RequestID      *string         `json:"requestId"`
 	Input          json.RawMessage `json:"input,omitempty"`
 	Output         json.RawMessage `json:"output,omitempty"`
+	// Policy is the policy decision behind the call, when a rule (or the
+	// project's default) decided it or an approval was spent.
+	Policy json.RawMessage `json:"policy,omitempty"`
 }
 
 func orNull(s string) *string {
@@ -95,6 +98,9 @@ func newLogView(r store.LogRecord) logView {
 	}
 	if r.Output != nil && json.Valid([]byte(*r.Output)) {
 		v.Output = json.RawMessage(*r.Output)
+	}
+	if r.Policy != nil && json.Valid([]byte(*r.Policy)) {
+		v.Policy = json.RawMessage(*r.Policy)
 	}
 	return v
 }

@@ -13,7 +13,8 @@ import (
 // LogRecord is one row of the execution log: a tool call, who made it
 // through which path, and how it ended (docs/execution-log.md). Input and
 // Output are set only for projects that store payloads; they hold JSON
-// already redacted and capped.
+// already redacted and capped. Policy, when set, is the JSON of the policy
+// decision behind the call (a rule matched or an approval was involved).
 type LogRecord struct {
 	ID             string
 	ProjectID      string
@@ -33,13 +34,14 @@ type LogRecord struct {
 	ProviderMicros int64
 	RequestID      string
 	Input, Output  *string
+	Policy         *string
 }
 
 const logColumns = `id, project_id, created_at, user_id, connector_id, tool, connection_id, session_id, endpoint_id,
-	api_key_id, outcome, provider_status, total_us, provider_us, request_id, input, output`
+	api_key_id, outcome, provider_status, total_us, provider_us, request_id, input, output, policy`
 
 // logColumnCount is the number of columns an insert gives per row.
-const logColumnCount = 17
+const logColumnCount = 18
 
 // logInsertRows bounds the rows of one INSERT statement, far below the
 // bind-parameter limits of both databases.
@@ -73,7 +75,7 @@ func (s *Store) InsertLogRecords(ctx context.Context, records []LogRecord) error
 				b.WriteByte(')')
 				args = append(args, r.ID, r.ProjectID, millis(r.CreatedAt), r.UserID, r.ConnectorID, r.Tool, r.ConnectionID,
 					r.SessionID, r.EndpointID, r.APIKeyID, r.Outcome, r.ProviderStatus, r.TotalMicros, r.ProviderMicros,
-					r.RequestID, nullText(r.Input), nullText(r.Output))
+					r.RequestID, nullText(r.Input), nullText(r.Output), nullText(r.Policy))
 			}
 			if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
 				return err
@@ -183,10 +185,10 @@ func (s *Store) GetLogRecord(ctx context.Context, projectID, id string) (LogReco
 func scanLogRecord(row interface{ Scan(...any) error }) (LogRecord, error) {
 	var r LogRecord
 	var created int64
-	var input, output sql.NullString
+	var input, output, policy sql.NullString
 	if err := row.Scan(&r.ID, &r.ProjectID, &created, &r.UserID, &r.ConnectorID, &r.Tool, &r.ConnectionID, &r.SessionID,
 		&r.EndpointID, &r.APIKeyID, &r.Outcome, &r.ProviderStatus, &r.TotalMicros, &r.ProviderMicros, &r.RequestID,
-		&input, &output); err != nil {
+		&input, &output, &policy); err != nil {
 		return LogRecord{}, err
 	}
 	r.CreatedAt = fromMillis(created)
@@ -195,6 +197,9 @@ func scanLogRecord(row interface{ Scan(...any) error }) (LogRecord, error) {
 	}
 	if output.Valid {
 		r.Output = &output.String
+	}
+	if policy.Valid {
+		r.Policy = &policy.String
 	}
 	return r, nil
 }

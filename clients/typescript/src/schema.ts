@@ -1528,7 +1528,7 @@ export interface components {
             nextAttemptAt: string | null;
             createdAt: components["schemas"]["Timestamp"];
         };
-        /** @description One tool call. Inputs and outputs appear only for projects that store payloads (docs/execution-log.md). */
+        /** @description One tool call. Inputs and outputs appear only for projects that store payloads; the policy decision only when a rule or the project's default decided the call, or an approval let it run (docs/execution-log.md). */
         LogRecord: {
             /** Format: uuid */
             id: string;
@@ -1557,6 +1557,24 @@ export interface components {
             input?: unknown;
             /** @description Redacted and capped; only when the project stores payloads. */
             output?: unknown;
+            policy?: components["schemas"]["LogPolicyDecision"];
+        };
+        /** @description The policy decision behind a logged call (docs/policies.md). Absent from records of calls no rule decided. */
+        LogPolicyDecision: {
+            decision: components["schemas"]["Decision"];
+            /** @description The rule that decided; absent when the project's default decision did. */
+            ruleId?: string;
+            /**
+             * @description Where the deciding rule was set, or default for the project's default decision.
+             * @enum {string}
+             */
+            level: "project" | "endpoint" | "session" | "default";
+            /** @description The approval the call ran on (an ask rule's call that was approved). */
+            approvalId?: string;
+            /** @description Who approved the call, as the approval records it. */
+            approver?: string;
+            /** @description How long the approval waited for its decision, in milliseconds. */
+            approvalLatencyMs?: number;
         };
         LogPage: {
             data: components["schemas"]["LogRecord"][];

@@ -16,6 +16,7 @@ func execLogTests() map[string]func(*testing.T, Opener) {
 		"ExecLog_ListNewestFirstFilteredAndPaged": testExecLogList,
 		"ExecLog_PruneRemovesOnlyPastRetention":   testExecLogPrune,
 		"ExecLog_SettingsKeptBesideConnectPage":   testExecLogSettings,
+		"ExecLog_PolicyDecisionKeptOrNull":        testExecLogPolicy,
 	}
 }
 
@@ -189,5 +190,34 @@ func testExecLogSettings(t *testing.T, open Opener) {
 	}
 	if ls, _ := s.GetLogSettings(ctx, p.ID); !ls.Payloads {
 		t.Fatal("Connect page settings cleared the log settings")
+	}
+}
+
+// testExecLogPolicy: a record's policy decision comes back as written, by
+// list and by get, and a record without one comes back without one.
+func testExecLogPolicy(t *testing.T, open Opener) {
+	s := open(t, nil)
+	ctx := context.Background()
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	decision := `{"decision":"ask","ruleId":"pol_1","level":"project","approvalId":"apr_1","approver":"ann","approvalLatencyMs":1500}`
+	with := store.LogRecord{ID: store.NewID(), ProjectID: "p", CreatedAt: at, Tool: "delta_t0", Outcome: "ok", Policy: &decision}
+	without := store.LogRecord{ID: store.NewID(), ProjectID: "p", CreatedAt: at.Add(time.Second), Tool: "delta_t0", Outcome: "ok"}
+	if err := s.InsertLogRecords(ctx, []store.LogRecord{with, without}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetLogRecord(ctx, "p", with.ID)
+	if err != nil || got.Policy == nil || *got.Policy != decision {
+		t.Fatalf("get with a decision: %+v, %v", got.Policy, err)
+	}
+	got, err = s.GetLogRecord(ctx, "p", without.ID)
+	if err != nil || got.Policy != nil {
+		t.Fatalf("get without a decision: %v, %v", got.Policy, err)
+	}
+	list, err := s.ListLogRecords(ctx, store.LogFilter{ProjectID: "p"})
+	if err != nil || len(list) != 2 {
+		t.Fatalf("list: %d records, %v", len(list), err)
+	}
+	if list[0].Policy != nil || list[1].Policy == nil || *list[1].Policy != decision {
+		t.Fatalf("list: decisions %v, %v", list[0].Policy, list[1].Policy)
 	}
 }
