@@ -10,7 +10,7 @@ import (
 // moreSignInConnectors are the built-in OAuth connectors whose sign-in
 // hands over no value beyond the token (or only what the user typed):
 // TestConnect_SignInWholeFlow runs their whole flow.
-var moreSignInConnectors = []string{"box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
+var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
 	"google_sheets", "intercom", "linear", "monday", "okta", "pagerduty", "sentry", "shopify", "slack", "square", "stripe",
 	"todoist", "zendesk", "zoom"}
 
@@ -34,6 +34,15 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 	t.Parallel()
 	fake := newSignInFake(t)
 	cases := []signInCase{{
+		// Bitbucket: permissions are ticked on the consumer, not asked for
+		// as scopes; the client in a basic header; two-hour tokens.
+		connector: "bitbucket", authorize: "/bitbucket.org/site/oauth2/authorize",
+		params: map[string]string{"response_type": "code"}, noParams: []string{"scope"},
+		token: "/bitbucket.org/site/oauth2/access_token", identity: "/api.bitbucket.org/2.0/user",
+		tool: "bitbucket_get_repository", input: `{"workspace":"acme","repo_slug":"api"}`,
+		wantPath: "/api.bitbucket.org/2.0/repositories/acme/api",
+		refresh:  "/bitbucket.org/site/oauth2/access_token",
+	}, {
 		// Box: no PKCE, the client in the body, scope root_readwrite.
 		connector: "box", authorize: "/account.box.com/api/oauth2/authorize",
 		params: map[string]string{"response_type": "code", "scope": "root_readwrite"},
