@@ -12,7 +12,7 @@ import (
 // TestConnect_SignInWholeFlow runs their whole flow.
 var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
 	"google_sheets", "intercom", "linear", "monday", "okta", "pagerduty", "sentry", "shopify", "slack", "square", "stripe",
-	"todoist", "zendesk", "zoom"}
+	"todoist", "typeform", "zendesk", "zoom"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -200,6 +200,18 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		params: map[string]string{"scope": "data:read,data:read_write,data:delete"},
 		token:  "/api.todoist.com/oauth/access_token", identity: "/api.todoist.com/api/v1/user",
 		tool: "todoist_get_task", input: `{"task_id":"t1"}`, wantPath: "/api.todoist.com/api/v1/tasks/t1",
+	}, {
+		// Typeform on the newer EU data center: its own OAuth server on
+		// the API host the user typed, the client in the body, the offline
+		// scope for a refresh token.
+		connector: "typeform", typed: `{"host":"api.typeform.eu"}`, authorize: "/api.typeform.eu/oauth/authorize",
+		params: map[string]string{"response_type": "code", "scope": "offline accounts:read forms:read forms:write " +
+			"responses:read responses:write workspaces:read workspaces:write themes:read images:read images:write " +
+			"webhooks:read webhooks:write"},
+		token: "/api.typeform.eu/oauth/token", identity: "/api.typeform.eu/me",
+		stored: map[string]string{"host": "api.typeform.eu"},
+		tool:   "typeform_get_form", input: `{"form_id":"aBcD12"}`, wantPath: "/api.typeform.eu/forms/aBcD12",
+		refresh: "/api.typeform.eu/oauth/token",
 	}, {
 		// Zendesk: the subdomain typed, PKCE, and a code exchange as JSON
 		// that names the scope again.

@@ -109,6 +109,7 @@ var signInTokens = map[string]tokenSpec{
 	"/acme.zendesk.com/oauth/tokens":                     {who: "zendesk", body: true, json: true, code: true, refresh: true, scope: "read write"},
 	"/zoom.us/oauth/token":                               {who: "zoom", code: true, refresh: true},
 	"/bitbucket.org/site/oauth2/access_token":            {who: "bitbucket", code: true, refresh: true},
+	"/api.typeform.eu/oauth/token":                       {who: "typeform", body: true, code: true, refresh: true},
 }
 
 // signInFake stands for the providers of signInHosts: token endpoints that
