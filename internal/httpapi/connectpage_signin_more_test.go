@@ -12,7 +12,7 @@ import (
 // TestConnect_SignInWholeFlow runs their whole flow.
 var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
 	"google_sheets", "intercom", "linear", "monday", "okta", "pagerduty", "sentry", "shopify", "slack", "square", "stripe",
-	"todoist", "typeform", "zendesk", "zoom"}
+	"todoist", "typeform", "vercel", "zendesk", "zoom"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -212,6 +212,15 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		stored: map[string]string{"host": "api.typeform.eu"},
 		tool:   "typeform_get_form", input: `{"form_id":"aBcD12"}`, wantPath: "/api.typeform.eu/forms/aBcD12",
 		refresh: "/api.typeform.eu/oauth/token",
+	}, {
+		// Vercel Apps (Sign in with Vercel): PKCE required, OpenID scopes
+		// with offline_access for a refresh token, the client in a basic
+		// header.
+		connector: "vercel", authorize: "/vercel.com/oauth/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "openid email profile offline_access"},
+		token:  "/api.vercel.com/login/oauth/token", identity: "/api.vercel.com/v2/user",
+		tool: "vercel_get_project", input: `{"idOrName":"web"}`, wantPath: "/api.vercel.com/v9/projects/web",
+		refresh: "/api.vercel.com/login/oauth/token",
 	}, {
 		// Zendesk: the subdomain typed, PKCE, and a code exchange as JSON
 		// that names the scope again.

@@ -37,7 +37,7 @@ var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", 
 	"app.intercom.com", "api.intercom.io", "linear.app", "api.linear.app", "auth.monday.com", "api.monday.com",
 	"{domain}", "identity.pagerduty.com", "sentry.io", "{region}.sentry.io", "{shop}.myshopify.com", "slack.com",
 	"connect.squareup.com", "connect.stripe.com", "api.stripe.com", "todoist.com", "app.todoist.com", "api.todoist.com",
-	"{subdomain}.zendesk.com", "zoom.us", "api.zoom.us", "bitbucket.org", "api.bitbucket.org"}
+	"{subdomain}.zendesk.com", "zoom.us", "api.zoom.us", "bitbucket.org", "api.bitbucket.org", "vercel.com", "api.vercel.com"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by a
@@ -110,6 +110,7 @@ var signInTokens = map[string]tokenSpec{
 	"/zoom.us/oauth/token":                               {who: "zoom", code: true, refresh: true},
 	"/bitbucket.org/site/oauth2/access_token":            {who: "bitbucket", code: true, refresh: true},
 	"/api.typeform.eu/oauth/token":                       {who: "typeform", body: true, code: true, refresh: true},
+	"/api.vercel.com/login/oauth/token":                  {who: "vercel", code: true, refresh: true},
 }
 
 // signInFake stands for the providers of signInHosts: token endpoints that
