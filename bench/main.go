@@ -84,6 +84,7 @@ type Report struct {
 	LoadBefore  string       `json:"loadAverageBefore"`
 	LoadAfter   string       `json:"loadAverageAfter"`
 	Passes      int          `json:"passes"`
+	Metrics     bool         `json:"metricsOn"`
 	Levels      []int        `json:"concurrency"`
 	Results     []Result     `json:"results"`
 	Ingress     *Ingress     `json:"ingress,omitempty"`
@@ -133,10 +134,11 @@ func run() int {
 	bin := flag.String("bin", "", "a switchboard binary to run instead of building one from the tree")
 	logOut := flag.String("log", "", "copy the main serve process's log here at the end (it lives in a temporary directory otherwise)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the bench process (clients, fake provider, bare proxy) here")
+	metrics := flag.Bool("metrics", true, "run the main serve with its Prometheus listener on (SWITCHBOARD_METRICS_ADDR), as a monitored deployment runs")
 	flag.Parse()
 
 	rep := Report{Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Database: dbName(*pg), GoVersion: runtime.Version(),
-		CPUs: runtime.NumCPU(), CPUModel: cpuModel(), LoadBefore: loadAverage(), Passes: max(1, *passes), Levels: []int{1, *conc}, BudgetsHeld: *budgets}
+		CPUs: runtime.NumCPU(), CPUModel: cpuModel(), LoadBefore: loadAverage(), Passes: max(1, *passes), Levels: []int{1, *conc}, BudgetsHeld: *budgets, Metrics: *metrics}
 	if *conc <= 1 {
 		rep.Levels = []int{1}
 	}
@@ -153,7 +155,7 @@ func run() int {
 	// Each trigger takes at most 600 events a minute: enough triggers for
 	// every event of the run at 500 each.
 	triggers := (max(*warm, 4**conc)+n0*rep.Passes)/ingressPerTrigger + 2
-	st, err := fx.newStack("main", stackOptions{full: true, triggers: triggers})
+	st, err := fx.newStack("main", stackOptions{full: true, triggers: triggers, metrics: *metrics})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1

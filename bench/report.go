@@ -47,8 +47,8 @@ func mib(kib int64) float64 { return float64(kib) / 1024 }
 func markdown(rep Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s, %s\n\n", map[string]string{"sqlite": "SQLite", "postgres": "PostgreSQL"}[rep.Database], rep.Date)
-	fmt.Fprintf(&b, "%d CPUs (%s), %s; medians of %d interleaved passes of %d requests; load average %s before the run, %s after.\n\n",
-		rep.CPUs, rep.CPUModel, rep.GoVersion, rep.Passes, firstRequests(rep), rep.LoadBefore, rep.LoadAfter)
+	fmt.Fprintf(&b, "%d CPUs (%s), %s; medians of %d interleaved passes of %d requests; load average %s before the run, %s after; serve's metrics listener %s, execution log on.\n\n",
+		rep.CPUs, rep.CPUModel, rep.GoVersion, rep.Passes, firstRequests(rep), rep.LoadBefore, rep.LoadAfter, onOff(rep.Metrics))
 	if len(rep.Results) > 0 {
 		b.WriteString("| path | concurrency | req/s | p50 ms | p99 ms | failed |\n|---|--:|--:|--:|--:|--:|\n")
 		for _, r := range rep.Results {
@@ -122,4 +122,11 @@ func writeMarkdown(file string, rep Report) error {
 		doc += section + "\n"
 	}
 	return os.WriteFile(file, []byte(doc), 0o644)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }

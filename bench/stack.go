@@ -152,6 +152,9 @@ type stack struct {
 type stackOptions struct {
 	full     bool
 	triggers int
+	// metrics turns on serve's Prometheus listener, as an operator who
+	// scrapes it runs serve.
+	metrics bool
 }
 
 // newStack makes a database, provisions it with the admin commands and
@@ -168,14 +171,22 @@ func (f *fixture) newStack(name string, o stackOptions) (*stack, error) {
 	f.cleanup = append(f.cleanup, drop)
 	material := make([]byte, secret.KeySize)
 	_, _ = rand.Read(material)
-	srv, err := newServer(f.bin, dir, []string{
+	env := []string{
 		"SWITCHBOARD_DATABASE_URL=" + dbURL,
 		"SWITCHBOARD_SECRET_KEYS=bench:" + base64.StdEncoding.EncodeToString(material),
 		// The fake provider and the receiver are on loopback: open it to
 		// the bench's connector and to webhooks only (docs/outbound.md).
 		"SWITCHBOARD_OUTBOUND_ALLOW=connector:benchapi=127.0.0.0/8,webhooks=127.0.0.0/8",
 		"SSL_CERT_FILE=" + f.certFile,
-	})
+	}
+	if o.metrics {
+		addr, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		env = append(env, "SWITCHBOARD_METRICS_ADDR="+addr)
+	}
+	srv, err := newServer(f.bin, dir, env)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,8 @@ const (
 	Forbidden             Code = "FORBIDDEN"
 	ActionDisabled        Code = "ACTION_DISABLED"
 	ForbiddenEndpoint     Code = "FORBIDDEN_ENDPOINT"
+	PolicyDenied          Code = "POLICY_DENIED"
+	ApprovalDenied        Code = "APPROVAL_DENIED"
 	NotFound              Code = "NOT_FOUND"
 	ToolNotFound          Code = "TOOL_NOT_FOUND"
 	ConnectorNotFound     Code = "CONNECTOR_NOT_FOUND"
@@ -36,6 +38,9 @@ const (
 	InternalError         Code = "INTERNAL_ERROR"
 	UpstreamError         Code = "UPSTREAM_ERROR"
 	CredentialUnavailable Code = "CREDENTIAL_UNAVAILABLE"
+	// RateLimited is a call refused by one of the project's quotas
+	// (docs/quotas.md); the answer carries Retry-After.
+	RateLimited Code = "RATE_LIMITED"
 )
 
 // statuses is the one table from a code to its HTTP status. Two codes have a
@@ -52,6 +57,8 @@ var statuses = map[Code]int{
 	Forbidden:             http.StatusForbidden,
 	ActionDisabled:        http.StatusForbidden,
 	ForbiddenEndpoint:     http.StatusForbidden,
+	PolicyDenied:          http.StatusForbidden,
+	ApprovalDenied:        http.StatusForbidden,
 	NotFound:              http.StatusNotFound,
 	ToolNotFound:          http.StatusNotFound,
 	ConnectorNotFound:     http.StatusNotFound,
@@ -65,6 +72,7 @@ var statuses = map[Code]int{
 	InternalError:         http.StatusInternalServerError,
 	UpstreamError:         http.StatusBadGateway,
 	CredentialUnavailable: http.StatusServiceUnavailable,
+	RateLimited:           http.StatusTooManyRequests,
 }
 
 // Status returns the HTTP status of code, or 500 for a code not in the table.
@@ -97,7 +105,8 @@ type Error struct {
 	Upstream *Upstream
 	// Status overrides Code.Status() where one code has two statuses.
 	Status int
-	// RetryAfter is sent as the Retry-After header (a provider's 429).
+	// RetryAfter is sent as the Retry-After header (a provider's 429, or
+	// a quota's RATE_LIMITED): delay-seconds or an HTTP date.
 	RetryAfter string
 }
 

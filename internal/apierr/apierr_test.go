@@ -12,11 +12,11 @@ func TestStatus_EveryCodeOfSpecSection7(t *testing.T) {
 	t.Parallel()
 	want := map[Code]int{
 		ValidationError: 400, MissingConnection: 400, ReauthRequired: 400, ExecutionError: 400,
-		Unauthorized: 401, ActionDisabled: 403, ForbiddenEndpoint: 403, Forbidden: 403,
+		Unauthorized: 401, ActionDisabled: 403, ForbiddenEndpoint: 403, Forbidden: 403, PolicyDenied: 403, ApprovalDenied: 403,
 		NotFound: 404, ToolNotFound: 404, ConnectorNotFound: 404, SessionNotFound: 404, ConnectionNotFound: 404,
 		AmbiguousConnection: 409, Conflict: 409, NameTaken: 409, ConnectorUnavailable: 409,
 		LinkUsed: 410, LinkExpired: 410,
-		InternalError: 500, UpstreamError: 502, CredentialUnavailable: 503,
+		InternalError: 500, UpstreamError: 502, CredentialUnavailable: 503, RateLimited: 429,
 	}
 	if len(want) != len(statuses) {
 		t.Fatalf("table has %d codes, test knows %d", len(statuses), len(want))

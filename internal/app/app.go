@@ -33,6 +33,9 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/httpapi"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/policy"
+	"github.com/switchboard-gw/switchboard/internal/quota"
+	"github.com/switchboard-gw/switchboard/internal/redact"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -106,12 +109,19 @@ type App struct {
 	Page     *connect.Page
 	Triggers *trigger.Service
 	Webhooks *webhook.Service
-	// Worker delivers webhooks; Refresher re-discovers projects' MCP
-	// servers. Both run under Run.
+	// Policies holds the projects' policy rules and approvals.
+	Policies *policy.Service
+	// Worker delivers webhooks; Poller polls the poll triggers;
+	// Refresher re-discovers projects' MCP servers. All run under Run.
 	Worker    *webhook.Worker
+	Poller    *trigger.Poller
 	Refresher *upstream.Refresher
 	// ExecLog is the execution log's queue and writer, run under Run.
 	ExecLog *execlog.Log
+	// Quotas admits calls by the projects' quotas; Redact holds their
+	// redaction rules (its Set.JSON redacts what a log stores).
+	Quotas *quota.Service
+	Redact *redact.Service
 	// MCP serves sessions and endpoints over MCP; API is the HTTP API.
 	MCP *mcpserver.Server
 	API *httpapi.Server
@@ -209,26 +219,32 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	a.ExecLog = execlog.New(lo)
 	a.Metrics.ExecutionLogDrops(a.ExecLog.Dropped)
 	a.Accounts = account.NewService(st, ring)
-	a.Executor = execute.New(execute.Options{Store: st, Accounts: a.Accounts, Guard: guard, Keyring: ring, Logger: log, Now: o.Now,
-		Metrics: a.Metrics, Tracer: a.Tracer})
-	a.Accounts.SetVerifier(a.Executor)
+	a.Quotas = quota.New(st, o.Now)
+	a.Redact = redact.New(st)
 	a.Worker = webhook.NewWorker(st, ring, guard.Webhooks().Client(), log, o.Now)
 	a.Worker.Metrics = a.Metrics
+	a.Policies = policy.NewService(policy.Options{Store: st, BaseURL: cfg.BaseURL, WebURL: cfg.WebURL,
+		Notify: a.Worker.Notify, Logger: log, Now: o.Now})
+	a.Executor = execute.New(execute.Options{Store: st, Accounts: a.Accounts, Guard: guard, Keyring: ring, Policies: a.Policies,
+		Quotas: a.Quotas, Logger: log, Now: o.Now, Metrics: a.Metrics, Tracer: a.Tracer})
+	a.Accounts.SetVerifier(a.Executor)
 	a.Refresher = &upstream.Refresher{Store: st, Keyring: ring, Guard: guard, Logger: log}
 	a.Webhooks = webhook.NewService(webhook.ServiceOptions{Store: st, Keyring: ring, AllowHTTPLoopback: cfg.WebhooksAllowHTTPLoopback,
 		Notify: a.Worker.Notify, AllowedFunc: guard.Webhooks().Allowed, LookupFunc: o.LookupFunc})
 	a.Triggers = trigger.NewService(trigger.Options{Store: st, Keyring: ring, Catalog: cat, Executor: a.Executor,
 		Logger: log, BaseURL: cfg.BaseURL, Notify: a.Worker.Notify, Now: o.Now, Metrics: a.Metrics})
+	a.Poller = trigger.NewPoller(trigger.PollerOptions{Store: st, Catalog: cat, Caller: a.Executor, TenantFunc: a.Catalogs.Load,
+		Logger: log, Notify: a.Worker.Notify, Now: o.Now})
 	a.Links = connect.NewService(st, cfg.WebURL, o.Now)
 	a.Sessions = session.NewService(session.Options{Store: st, Accounts: a.Accounts, Executor: a.Executor, Links: a.Links,
-		BaseURL: cfg.BaseURL, Now: o.Now, Log: a.ExecLog})
+		Policies: a.Policies, BaseURL: cfg.BaseURL, Now: o.Now, Log: a.ExecLog, Redact: a.Redact})
 	a.Page = connect.NewPage(connect.PageOptions{Links: a.Links, Store: st, Projects: a.Catalogs, Accounts: a.Accounts,
 		Executor: a.Executor, Keyring: ring, Guard: guard, Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL, Now: o.Now})
 	a.MCP = mcpserver.New(a.Sessions, log, a.Tracer)
 	a.API = httpapi.New(httpapi.Options{
 		Store: st, Logger: log, Catalog: cat, Catalogs: a.Catalogs, Logos: catFS, Accounts: a.Accounts, Executor: a.Executor,
 		Sessions: a.Sessions, MCP: a.MCP, Links: a.Links, Page: a.Page, Triggers: a.Triggers, Webhooks: a.Webhooks,
-		ExecLog: a.ExecLog, BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
+		ExecLog: a.ExecLog, Policies: a.Policies, Quotas: a.Quotas, Redact: a.Redact, BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		BodyReadTimeout: cfg.BodyReadTimeout, Metrics: a.Metrics, Tracer: a.Tracer,
 	})
 	return a, nil

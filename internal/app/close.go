@@ -12,7 +12,8 @@ import (
 //  1. the listeners stop accepting, and in-flight requests get the
 //     shutdown timeout to finish (then they are cut off);
 //  2. the background jobs stop, after the requests that may still have
-//     needed them (a token refresh, a webhook to deliver);
+//     needed them (a token refresh, a webhook to deliver); a poll cut
+//     off here keeps its cursor and is due again at once;
 //  3. the executor flushes last-used times and closes its upstream MCP
 //     sessions, and the execution log writes what is still queued (their
 //     background jobs do this as they stop, when they ran);

@@ -20,7 +20,7 @@ type namedServer struct {
 }
 
 // Run listens on the configured addresses, starts the background jobs
-// (the executor's upkeep, the webhook worker, the janitor, the MCP server
+// (the executor's upkeep, the webhook worker, the trigger poller, the janitor, the MCP server
 // refresher, the change listener of the API key, session and endpoint caches) and serves until ctx ends or a listener fails. It then shuts
 // everything down with Close and returns the listener's error, if any.
 func (a *App) Run(ctx context.Context) error {
@@ -96,6 +96,7 @@ func (a *App) startJobs(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.Executor.Run(runCtx, 15*time.Second) })
 	wg.Go(func() { a.Worker.Run(runCtx) })
+	wg.Go(func() { a.Poller.Run(runCtx) })
 	wg.Go(func() { janitor(runCtx, a.Store, a.Logger, a.logRetention()) })
 	// The execution log's writer; when it stops it writes what is queued,
 	// after the listeners have stopped adding (Close).

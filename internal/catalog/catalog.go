@@ -193,11 +193,19 @@ func (c *Catalog) SearchConnectors(query string, keep func(*Connector) bool) []*
 
 // With returns a catalog of c's connectors and a project's own connectors
 // (extra), validated as strictly as built-ins (but without logo files).
-// An extra connector may not take a built-in id.
+// An extra connector may not take a built-in id, except an extension
+// (OriginExtension), whose tools join the built-in connector of its id.
 func (c *Catalog) With(extra []*Connector) (*Catalog, error) {
 	var problems []string
 	all := append([]*Connector(nil), c.connectors...)
 	for _, con := range extra {
+		if con.Origin == OriginExtension {
+			if merged, _ := c.extend(con); merged != nil {
+				i := slices.Index(all, c.byID[con.ID])
+				all[i] = merged
+			}
+			continue
+		}
 		if _, taken := c.byID[con.ID]; taken {
 			problems = append(problems, fmt.Sprintf("connector id %q is a built-in connector's", con.ID))
 			continue

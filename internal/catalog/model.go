@@ -120,6 +120,10 @@ func (c *Connector) Field(name string) *ConnectionField {
 const (
 	OriginMCP     = "mcp"
 	OriginOpenAPI = "openapi"
+	// OriginExtension is not a connector of its own: it holds tools a
+	// project adds to the built-in connector of the same id, imported from
+	// the provider's API description (With merges them in).
+	OriginExtension = "extension"
 )
 
 // API is where a connector's tools and the raw proxy send requests.
@@ -384,6 +388,10 @@ type Tool struct {
 	Keywords []string `yaml:"keywords" json:"keywords,omitempty"`
 	// UpstreamName is the tool's name on a project's MCP server.
 	UpstreamName string `yaml:"-" json:"upstreamName,omitempty"`
+	// Extended marks a tool a project added to a built-in connector from
+	// the provider's own API description (OriginExtension); set when the
+	// project's catalog is built.
+	Extended bool `yaml:"-" json:"-"`
 
 	connector *Connector
 	input     *jsonschema.Schema
@@ -439,6 +447,11 @@ type Trigger struct {
 	ID          string `yaml:"id" json:"id"`
 	Name        string `yaml:"name" json:"name"`
 	Description string `yaml:"description" json:"description"`
+	// Kind is webhook (the default: the provider sends deliveries) or poll
+	// (Switchboard calls a list endpoint on a schedule; see Poll).
+	Kind string `yaml:"kind" json:"kind,omitempty"`
+	// Poll is the list call of a poll trigger; a webhook trigger has none.
+	Poll *Poll `yaml:"poll" json:"poll,omitempty"`
 	// Match selects the deliveries that are this event.
 	Match Match `yaml:"match" json:"match"`
 	// Verification names the scheme that proves the provider sent a delivery.

@@ -416,6 +416,32 @@ func (v *validator) trigger(p string, c *Connector, tr *Trigger) {
 	if tr.Name == "" || len(tr.Description) < 20 {
 		v.add(p, "name and a description are required")
 	}
+	var configProps map[string]json.RawMessage
+	var configRequired []string
+	if len(tr.ConfigSchema) > 0 {
+		sch, err := compileSchema(tr.ID+"/config", tr.ConfigSchema)
+		if err != nil {
+			v.add(p+".configSchema", "%v", err)
+		} else {
+			tr.config = sch
+		}
+		configProps, configRequired, _, _ = schemaProperties(tr.ConfigSchema)
+	}
+	switch tr.Kind {
+	case "":
+		tr.Kind = KindWebhook
+	case KindWebhook, KindPoll:
+	default:
+		v.add(p+".kind", "%q must be webhook or poll", tr.Kind)
+		return
+	}
+	if tr.Kind == KindPoll {
+		v.pollTrigger(p, tr, configProps, configRequired)
+		return
+	}
+	if tr.Poll != nil {
+		v.add(p+".poll", "belongs to kind poll")
+	}
 	if !slices.Contains(Schemes, tr.Verification) {
 		v.add(p+".verification", "%q is not a known scheme (%s)", tr.Verification, strings.Join(Schemes, ", "))
 	}
@@ -427,16 +453,6 @@ func (v *validator) trigger(p string, c *Connector, tr *Trigger) {
 	}
 	if (tr.Setup.Register == nil) != (tr.Setup.Unregister == nil) {
 		v.add(p+".setup", "register and unregister go together")
-	}
-	var configProps map[string]json.RawMessage
-	if len(tr.ConfigSchema) > 0 {
-		sch, err := compileSchema(tr.ID+"/config", tr.ConfigSchema)
-		if err != nil {
-			v.add(p+".configSchema", "%v", err)
-		} else {
-			tr.config = sch
-		}
-		configProps, _, _, _ = schemaProperties(tr.ConfigSchema)
 	}
 	for _, call := range []*HookCall{tr.Setup.Register, tr.Setup.Unregister} {
 		if call == nil {

@@ -75,12 +75,33 @@ var adminGroups = []adminGroup{
 		{"list", "--project ID [--json]", "list webhooks", webhookVerb("list")},
 		{"delete", "--project ID WEBHOOK_ID", "delete a webhook", webhookVerb("delete")},
 	}},
+	{name: "policy", summary: "policy rules (allow, ask, deny) and the project's default decision", commands: []adminVerb{
+		{"list", "--project ID [--json]", "list the rules in the order they are tried", policyVerb("list")},
+		{"create", "--project ID --rule JSON [--json]", "add a rule (as POST /v1/policies takes it)", policyVerb("create")},
+		{"delete", "--project ID RULE_ID", "delete a rule", policyVerb("delete")},
+		{"default", "--project ID allow|ask|deny", "what calls no project rule matches get", policyVerb("default")},
+	}},
+	{name: "quota", summary: "call limits per minute, hour or day, per project, user, connector or tool", commands: []adminVerb{
+		{"create", "--project ID --window minute|hour|day --limit N [--user U | --per-user] [--connector C] [--tool T] [--json]",
+			"create a quota", quotaVerb("create")},
+		{"list", "--project ID [--json]", "list a project's quotas", quotaVerb("list")},
+		{"update", "--project ID --window minute|hour|day --limit N QUOTA_ID [--json]", "change a quota's window and limit", quotaVerb("update")},
+		{"delete", "--project ID QUOTA_ID", "delete a quota and its counts", quotaVerb("delete")},
+	}},
+	{name: "redaction", summary: "what is hidden in tool outputs before they reach a model", commands: []adminVerb{
+		{"show", "--project ID [--json]", "print a project's redaction rules", redactionVerb("show")},
+		{"set", "--project ID [--detectors email,phone,card,iban,secret] [--pattern NAME=REGEXP]… [--rest-execute] [--json]",
+			"replace a project's redaction rules", redactionVerb("set")},
+		{"clear", "--project ID", "remove the rules: nothing is redacted", redactionVerb("clear")},
+	}},
 	{name: "asset", summary: "images for the Connect page", commands: []adminVerb{
 		{"upload", "--project ID FILE [--json]", "store an image as projects/<project>/<sha256>.<ext>", (*Program).adminAssetUpload},
 	}},
-	{name: "openapi", summary: "a project's own REST API as a connector", commands: []adminVerb{
-		{"import", "--project ID --id my_api FILE_OR_URL [--base-url …] [--name …] [--category …]",
-			"import or re-import an OpenAPI 3.0/3.1 document", (*Program).adminOpenAPIImport},
+	{name: "openapi", summary: "a project's own REST API as a connector, or a built-in connector extended", commands: []adminVerb{
+		{"import", "--project ID --id my_api FILE_OR_URL [--base-url …] [--name …] [--category …] | --project ID --extends CONNECTOR FILE_OR_URL [--base-url-check=false]",
+			"import or re-import an OpenAPI 3.0/3.1 document; with --extends, add a provider's own description as tools of its built-in connector",
+			(*Program).adminOpenAPIImport},
+		{"remove", "--project ID (--extends CONNECTOR | --id my_api)", "remove an extension or an imported API", (*Program).adminOpenAPIRemove},
 	}},
 	{name: "mcp-server", summary: "a project's own MCP servers as connectors", commands: []adminVerb{
 		{"add", "--project ID --id my_crm --url https://… [--name …] [--header 'X-Api-Key: …']", "add a server and discover its tools", mcpServerVerb("add")},
@@ -116,6 +137,14 @@ func endpointVerbs() []adminVerb {
 
 func webhookVerb(verb string) func(*Program, context.Context, []string) error {
 	return func(p *Program, ctx context.Context, args []string) error { return p.adminWebhook(ctx, verb, args) }
+}
+
+func quotaVerb(verb string) func(*Program, context.Context, []string) error {
+	return func(p *Program, ctx context.Context, args []string) error { return p.adminQuota(ctx, verb, args) }
+}
+
+func redactionVerb(verb string) func(*Program, context.Context, []string) error {
+	return func(p *Program, ctx context.Context, args []string) error { return p.adminRedaction(ctx, verb, args) }
 }
 
 func mcpServerVerb(verb string) func(*Program, context.Context, []string) error {

@@ -31,9 +31,17 @@ func (p *Program) adminOpenAPIImport(ctx context.Context, args []string) error {
 	name := a.fs.String("name", "", "display name (default: the document's title)")
 	category := a.fs.String("category", "", "catalog category (default developer-tools)")
 	description := a.fs.String("description", "", "description (default: the document's)")
+	extends := a.fs.String("extends", "", "add the document's operations as tools of this built-in connector (instead of --id)")
+	hostCheck := a.fs.Bool("base-url-check", true, "with --extends: refuse a document whose server is not the connector's API host")
 	pos, err := a.parse(args)
 	if err != nil {
 		return err
+	}
+	if *extends != "" {
+		if *id != "" || *baseURL != "" || *name != "" || *category != "" || *description != "" || *projectID == "" || len(pos) != 1 {
+			return usagef("usage: switchboard admin openapi import --project ID --extends CONNECTOR FILE_OR_URL [--base-url-check=false]")
+		}
+		return p.openAPIExtend(ctx, a, *projectID, *extends, pos[0], *hostCheck)
 	}
 	if *projectID == "" || *id == "" || len(pos) != 1 {
 		return usagef("usage: switchboard admin openapi import --project ID --id my_api FILE_OR_URL [--base-url …] [--name …] [--category …]")
@@ -62,7 +70,7 @@ func (p *Program) adminOpenAPIImport(ctx context.Context, args []string) error {
 		return err
 	}
 	if err == nil && old.Origin != catalog.OriginOpenAPI {
-		return fmt.Errorf("the project's connector %q is an MCP server; choose another --id", con.ID)
+		return fmt.Errorf("the project's connector %q is an MCP server or an extension; choose another --id", con.ID)
 	}
 	def, err := json.Marshal(con)
 	if err != nil {

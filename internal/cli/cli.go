@@ -70,6 +70,8 @@ Usage:
   switchboard admin endpoint list --project ID | update --slug SLUG … | delete SLUG
   switchboard admin webhook create --project ID --url URL [--description …] | list --project ID | delete --project ID ID
   switchboard admin openapi import --project ID --id my_api FILE_OR_URL [--base-url …] [--name …] [--category …]
+  switchboard admin openapi import --project ID --extends github FILE_OR_URL [--base-url-check=false]
+  switchboard admin openapi remove --project ID (--extends github | --id my_api)
   switchboard admin mcp-server add --project ID --id my_crm --url https://… [--name …] [--header 'X-Api-Key: …']
   switchboard admin mcp-server list|refresh|remove --project ID [--id …]
   switchboard admin connectors list --project ID | remove --project ID CONNECTOR_ID   (a project's own connectors)

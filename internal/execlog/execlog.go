@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/policy"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
@@ -107,6 +108,9 @@ func (e *Entry) ProviderCall(status int, took time.Duration) {
 func Outcome(err error) string {
 	if err == nil {
 		return "ok"
+	}
+	if _, ok := errors.AsType[*policy.ApprovalRequiredError](err); ok {
+		return "APPROVAL_REQUIRED" // held by an ask rule, answered 202
 	}
 	if e, ok := apierr.As(err); ok {
 		return string(e.Code)

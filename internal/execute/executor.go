@@ -29,6 +29,8 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/policy"
+	"github.com/switchboard-gw/switchboard/internal/quota"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/telemetry"
@@ -44,8 +46,14 @@ type Options struct {
 	Guard *netguard.Guard
 	// Keyring opens the sealed static headers of a project's MCP servers.
 	Keyring *secret.Keyring
-	Logger  *slog.Logger
-	Now     func() time.Time
+	// Policies decides calls by the project's policy rules; nil runs every
+	// call (tests that do not need policies).
+	Policies *policy.Service
+	// Quotas admits or refuses each call that is about to reach a provider
+	// by the project's quotas; nil admits every call.
+	Quotas *quota.Service
+	Logger *slog.Logger
+	Now    func() time.Time
 	// Metrics and Tracer record calls, provider latency and token
 	// refreshes; nil turns each off.
 	Metrics *telemetry.Metrics
@@ -58,6 +66,8 @@ type Executor struct {
 	accounts *account.Service
 	guard    *netguard.Guard
 	keyring  *secret.Keyring
+	policies *policy.Service
+	quotas   *quota.Service
 	log      *slog.Logger
 	now      func() time.Time
 	metrics  *telemetry.Metrics
@@ -84,7 +94,7 @@ func New(o Options) *Executor {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	e := &Executor{
-		store: o.Store, accounts: o.Accounts, guard: o.Guard, keyring: o.Keyring, log: o.Logger, now: o.Now,
+		store: o.Store, accounts: o.Accounts, guard: o.Guard, keyring: o.Keyring, policies: o.Policies, quotas: o.Quotas, log: o.Logger, now: o.Now,
 		metrics: o.Metrics, tracer: o.Tracer,
 		owner: hex.EncodeToString(b[:]), handlers: builtinHandlers(),
 		tokens: newTokenCache(), fresh: newFreshCredentials(), granted: newGrantedScopes(),
@@ -125,6 +135,8 @@ type Call struct {
 	// session call, which normalizes it), numbers as json.Number; it is
 	// validated as it is and Input is not read.
 	Decoded map[string]any
+	// Policy is where the call came from, for the policy decision.
+	Policy PolicyContext
 }
 
 // Execute runs one tool for one user of t's project and returns the
@@ -188,6 +200,9 @@ func (e *Executor) execute(ctx context.Context, t tenant.Tenant, c Call, tool *c
 		return nil, err
 	}
 	noteAccount(rec, conn.ID, cred)
+	if err := e.enforce(ctx, t, c.Policy, c.UserID, toolSubject(tool, conn, input)); err != nil {
+		return nil, err
+	}
 	if err := checkScopes(tool, conn, cred); err != nil {
 		return nil, err
 	}
@@ -211,6 +226,11 @@ func (e *Executor) execute(ctx context.Context, t tenant.Tenant, c Call, tool *c
 		return nil, err
 	}
 	out.keepSecrets = rec != nil && rec.Payloads
+	// The quota counts the calls that reach the provider: one refused
+	// before (bad input, no account) costs nothing.
+	if err := e.quotas.Admit(ctx, t, quota.Call{UserID: c.UserID, ConnectorID: con.ID, ToolID: tool.ID}); err != nil {
+		return nil, err
+	}
 	resp, err := e.send(ctx, out, conn, cred, con)
 	noteProvider(rec, out)
 	if err != nil {

@@ -34,6 +34,11 @@ func builtinHandlers() map[string]Handler {
 		"aws_s3_create_bucket":     s3CreateBucket,
 		"salesforce_record_fields": salesforceRecordFields,
 		"posthog_capture_event":    posthogCapture,
+		"box_upload_file":          boxUpload,
+		"dropbox_upload_file":      dropboxUpload,
+		"mixpanel_track_event":     mixpanelImport,
+		"graph_upload_content":     graphUploadContent,
+		"graph_list_item_fields":   graphListItemFields,
 	}
 }
 

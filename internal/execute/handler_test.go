@@ -1,8 +1,12 @@
 package execute
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"io"
+	"mime"
+	"mime/multipart"
 	"net/url"
 	"strings"
 	"testing"
@@ -122,5 +126,102 @@ func TestJiraWatcherAndSalesforceFieldsBodies(t *testing.T) {
 		map[string]any{"sobject": "Account", "id": "001", "fields": map[string]any{"Name": "Acme"}}, sbase)
 	if err != nil || string(out.Body) != `{"Name":"Acme"}` || out.URL.Path != "/services/data/v60.0/sobjects/Account/001" {
 		t.Fatalf("salesforce: %v %s %s", err, out.Body, out.URL)
+	}
+}
+
+func TestBoxUpload_MultipartAttributesBeforeFileOnUploadHost(t *testing.T) {
+	t.Parallel()
+	tool := builtinTool(t, "box_upload_file")
+	base, _ := url.Parse("https://api.box.com/2.0")
+	out, err := boxUpload(tool, map[string]any{"name": "r.csv", "parent_id": "42", "content": "YSxiCg==", "contentEncoding": "base64", "fields": "id,name"}, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.URL.String() != "https://upload.box.com/api/2.0/files/content?fields=id%2Cname" {
+		t.Fatalf("url %s", out.URL)
+	}
+	_, params, _ := mime.ParseMediaType(out.Header.Get("Content-Type"))
+	mr := multipart.NewReader(bytes.NewReader(out.Body), params["boundary"])
+	var names, bodies []string
+	for {
+		p, err := mr.NextPart()
+		if err != nil {
+			break
+		}
+		b, _ := io.ReadAll(p)
+		names, bodies = append(names, p.FormName()), append(bodies, string(b))
+	}
+	if len(names) != 2 || names[0] != "attributes" || names[1] != "file" ||
+		bodies[0] != `{"name":"r.csv","parent":{"id":"42"}}` || bodies[1] != "a,b\n" {
+		t.Fatalf("parts %q %q", names, bodies)
+	}
+	_, err = boxUpload(tool, map[string]any{"name": "r", "parent_id": "0", "content": "!!", "contentEncoding": "base64"}, base)
+	if e, ok := apierr.As(err); !ok || e.Code != apierr.ValidationError {
+		t.Fatalf("bad base64: %v", err)
+	}
+}
+
+func TestDropboxUpload_RawBodyAndASCIIArgHeaderOnContentHost(t *testing.T) {
+	t.Parallel()
+	tool := builtinTool(t, "dropbox_upload_file")
+	base, _ := url.Parse("https://api.dropboxapi.com/2")
+	out, err := dropboxUpload(tool, map[string]any{"path": "/Berichte/Grüße 😀.txt", "content": "hallo", "mode": "overwrite", "mute": true}, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.URL.String() != "https://content.dropboxapi.com/2/files/upload" || string(out.Body) != "hallo" ||
+		out.Header.Get("Content-Type") != "application/octet-stream" {
+		t.Fatalf("%s %v %q", out.URL, out.Header, out.Body)
+	}
+	h := out.Header.Get("Dropbox-API-Arg")
+	for _, r := range h {
+		if r >= 0x80 {
+			t.Fatalf("header is not ASCII: %s", h)
+		}
+	}
+	var arg map[string]any
+	if err := json.Unmarshal([]byte(h), &arg); err != nil || arg["path"] != "/Berichte/Grüße 😀.txt" || arg["mode"] != "overwrite" || arg["mute"] != true || len(arg) != 3 {
+		t.Fatalf("arg %s: %v", h, err)
+	}
+}
+
+func TestMixpanelImport_OneEventToTheResidencyIngestionHost(t *testing.T) {
+	t.Parallel()
+	tool := builtinTool(t, "mixpanel_track_event")
+	base, _ := url.Parse("https://eu.mixpanel.com/api")
+	input := map[string]any{"project_id": float64(42), "event": "Signed Up", "distinct_id": "u-7", "time": float64(1790000000000),
+		"properties": map[string]any{"plan": "pro", "distinct_id": "ignored"}}
+	out, err := mixpanelImport(tool, input, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.URL.Host != "api-eu.mixpanel.com" || out.URL.Path != "/import" ||
+		out.URL.Query().Get("project_id") != "42" || out.URL.Query().Get("strict") != "1" {
+		t.Fatalf("url %s", out.URL)
+	}
+	var events []struct {
+		Event      string         `json:"event"`
+		Properties map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(out.Body, &events); err != nil || len(events) != 1 {
+		t.Fatalf("body %s: %v", out.Body, err)
+	}
+	p := events[0].Properties
+	id, _ := p["$insert_id"].(string)
+	if events[0].Event != "Signed Up" || p["distinct_id"] != "u-7" || p["time"] != float64(1790000000000) || p["plan"] != "pro" || len(id) != 32 {
+		t.Fatalf("event %s", out.Body)
+	}
+	again, _ := mixpanelImport(tool, input, base)
+	if string(again.Body) != string(out.Body) {
+		t.Fatalf("the same event got another insert id:\n%s\n%s", out.Body, again.Body)
+	}
+	input["insert_id"] = "order-1001"
+	out, _ = mixpanelImport(tool, input, base)
+	if !strings.Contains(string(out.Body), `"$insert_id":"order-1001"`) {
+		t.Fatalf("given insert id not kept: %s", out.Body)
+	}
+	other, _ := url.Parse("https://mixpanel.example/api")
+	if _, err := mixpanelImport(tool, input, other); err == nil {
+		t.Fatal("an unknown residency host was accepted")
 	}
 }

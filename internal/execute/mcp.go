@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
+	"github.com/switchboard-gw/switchboard/internal/quota"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/telemetry"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
@@ -36,10 +37,16 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	case err != nil:
 		return nil, err
 	}
+	if err := e.enforce(ctx, t, c.Policy, c.UserID, toolSubject(tool, conn, input)); err != nil {
+		return nil, err
+	}
 	k := mcpKey{con: con, connID: conn.ID, revision: conn.Revision}
 	params := &mcp.CallToolParams{Name: tool.UpstreamName, Arguments: input}
 	if rec != nil {
 		rec.ConnectionID = conn.ID
+	}
+	if err := e.quotas.Admit(ctx, t, quota.Call{UserID: c.UserID, ConnectorID: con.ID, ToolID: tool.ID}); err != nil {
+		return nil, err
 	}
 	res, err := e.sendMCP(ctx, t, conn, k, params, rec)
 	if cause, _ := reachCause(err); err != nil && cause != causeUnknown {

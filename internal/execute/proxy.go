@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/quota"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
 
@@ -31,6 +32,8 @@ type ProxyCall struct {
 	ConnectionID string
 	AllowGlobal  bool
 	Preferred    string
+	// Policy is where the call came from, for the policy decision.
+	Policy PolicyContext
 }
 
 // ProxyMethods are the methods the raw proxy sends.
@@ -90,6 +93,9 @@ func (e *Executor) proxyTo(ctx context.Context, t tenant.Tenant, con *catalog.Co
 	if err != nil {
 		return nil, err
 	}
+	if err := e.enforce(ctx, t, c.Policy, c.UserID, proxySubject(c, conn)); err != nil {
+		return nil, err
+	}
 	q := target.Query()
 	for k, v := range c.Query {
 		addQuery(q, k, v)
@@ -116,6 +122,9 @@ func (e *Executor) proxyTo(ctx context.Context, t tenant.Tenant, con *catalog.Co
 		}
 		return nil
 	})
+	if err := e.quotas.Admit(ctx, t, quota.Call{UserID: c.UserID, ConnectorID: con.ID}); err != nil {
+		return nil, err
+	}
 	resp, err := e.send(ctx, out, conn, cred, con)
 	noteProvider(rec, out)
 	if err != nil {

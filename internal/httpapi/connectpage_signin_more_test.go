@@ -11,8 +11,8 @@ import (
 // hands over no value beyond the token (or only what the user typed):
 // TestConnect_SignInWholeFlow runs their whole flow.
 var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
-	"google_sheets", "intercom", "linear", "monday", "okta", "pagerduty", "sentry", "shopify", "slack", "square", "stripe",
-	"todoist", "typeform", "vercel", "zendesk", "zoom"}
+	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
+	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -100,10 +100,25 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		tool: "google_drive_get_file", input: `{"fileId":"f1"}`, wantPath: "/www.googleapis.com/drive/v3/files/f1",
 		refresh: "/oauth2.googleapis.com/token",
 	}, {
+		// No identity call: the Meet API has no "who am I".
+		connector: "google_meet", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
+		params: googleParams("https://www.googleapis.com/auth/meetings.space.created https://www.googleapis.com/auth/meetings.space.readonly " +
+			"https://www.googleapis.com/auth/meetings.space.settings"),
+		token: "/oauth2.googleapis.com/token",
+		tool:  "google_meet_get_space", input: `{"space":"abc-mnop-xyz"}`, wantPath: "/meet.googleapis.com/v2/spaces/abc-mnop-xyz",
+		refresh: "/oauth2.googleapis.com/token",
+	}, {
 		connector: "google_sheets", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
 		params: googleParams("https://www.googleapis.com/auth/spreadsheets.readonly https://www.googleapis.com/auth/spreadsheets"),
 		token:  "/oauth2.googleapis.com/token",
 		tool:   "google_sheets_get_spreadsheet", input: `{"spreadsheetId":"s1"}`, wantPath: "/sheets.googleapis.com/v4/spreadsheets/s1",
+		refresh: "/oauth2.googleapis.com/token",
+	}, {
+		// No identity call: the Tasks API has no "who am I".
+		connector: "google_tasks", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
+		params: googleParams("https://www.googleapis.com/auth/tasks.readonly https://www.googleapis.com/auth/tasks"),
+		token:  "/oauth2.googleapis.com/token",
+		tool:   "google_tasks_get_task_list", input: `{"tasklist":"l1"}`, wantPath: "/tasks.googleapis.com/tasks/v1/users/@me/lists/l1",
 		refresh: "/oauth2.googleapis.com/token",
 	}, {
 		// Intercom: permissions are set on the app, not asked for; the
@@ -121,6 +136,15 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		token:  "/api.linear.app/oauth/token", identity: "/api.linear.app/graphql",
 		tool: "linear_list_issues", input: `{}`, wantPath: "/api.linear.app/graphql",
 		refresh: "/api.linear.app/oauth/token",
+	}, {
+		// Microsoft Graph's Excel API: work or school accounts only.
+		connector: "microsoft_excel", typed: `{}`, authorize: "/login.microsoftonline.com/organizations/oauth2/v2.0/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "offline_access User.Read Files.ReadWrite.All"},
+		token:  "/login.microsoftonline.com/organizations/oauth2/v2.0/token", identity: "/graph.microsoft.com/v1.0/me",
+		stored: map[string]string{"tenant": "organizations"},
+		tool:   "microsoft_excel_list_worksheets", input: `{"driveId":"d1","itemId":"i1"}`,
+		wantPath: "/graph.microsoft.com/v1.0/drives/d1/items/i1/workbook/worksheets",
+		refresh:  "/login.microsoftonline.com/organizations/oauth2/v2.0/token",
 	}, {
 		// monday.com: the token goes bare in Authorization, with the
 		// pinned API version.
@@ -140,6 +164,14 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		tool:   "okta_get_user", input: `{"id":"00u1"}`, wantPath: "/acme.okta.com/api/v1/users/00u1",
 		refresh: "/acme.okta.com/oauth2/v1/token",
 	}, {
+		// Microsoft Graph files: nothing typed signs in at common.
+		connector: "onedrive", typed: `{}`, authorize: "/login.microsoftonline.com/common/oauth2/v2.0/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "offline_access User.Read Files.Read.All Files.ReadWrite.All"},
+		token:  "/login.microsoftonline.com/common/oauth2/v2.0/token", identity: "/graph.microsoft.com/v1.0/me",
+		stored: map[string]string{"tenant": "common"},
+		tool:   "onedrive_get_item", input: `{"itemId":"01ABC"}`, wantPath: "/graph.microsoft.com/v1.0/me/drive/items/01ABC",
+		refresh: "/login.microsoftonline.com/common/oauth2/v2.0/token",
+	}, {
 		// PagerDuty scoped OAuth: PKCE, the API's version in Accept.
 		connector: "pagerduty", authorize: "/identity.pagerduty.com/oauth/authorize", pkce: true,
 		params: map[string]string{"response_type": "code",
@@ -158,11 +190,20 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		tool:   "sentry_list_organizations", input: `{}`, wantPath: "/de.sentry.io/api/0/organizations/",
 		refresh: "/sentry.io/oauth/token/",
 	}, {
+		// SharePoint: work or school accounts only, so organizations when
+		// nothing is typed.
+		connector: "sharepoint", typed: `{}`, authorize: "/login.microsoftonline.com/organizations/oauth2/v2.0/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "offline_access User.Read Sites.Read.All Sites.ReadWrite.All Sites.Manage.All"},
+		token:  "/login.microsoftonline.com/organizations/oauth2/v2.0/token", identity: "/graph.microsoft.com/v1.0/me",
+		stored: map[string]string{"tenant": "organizations"},
+		tool:   "sharepoint_get_site", input: `{"siteId":"root"}`, wantPath: "/graph.microsoft.com/v1.0/sites/root",
+		refresh: "/login.microsoftonline.com/organizations/oauth2/v2.0/token",
+	}, {
 		// Shopify: the shop the user types, comma-separated scopes, the
 		// token in its own header.
 		connector: "shopify", typed: `{"shop":"acme-store"}`, authorize: "/acme-store.myshopify.com/admin/oauth/authorize",
 		params: map[string]string{"scope": "read_products,write_products,read_orders,write_orders,read_customers,write_customers," +
-			"read_inventory,write_inventory,read_locations,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders"},
+			"read_inventory,write_inventory,read_locations,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders,write_price_rules"},
 		token: "/acme-store.myshopify.com/admin/oauth/access_token", identity: "/acme-store.myshopify.com/admin/api/2026-10/shop.json",
 		stored: map[string]string{"shop": "acme-store"},
 		tool:   "shopify_list_products", input: `{}`, wantPath: "/acme-store.myshopify.com/admin/api/2026-10/products.json",

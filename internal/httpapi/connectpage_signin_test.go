@@ -37,7 +37,8 @@ var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", 
 	"app.intercom.com", "api.intercom.io", "linear.app", "api.linear.app", "auth.monday.com", "api.monday.com",
 	"{domain}", "identity.pagerduty.com", "sentry.io", "{region}.sentry.io", "{shop}.myshopify.com", "slack.com",
 	"connect.squareup.com", "connect.stripe.com", "api.stripe.com", "todoist.com", "app.todoist.com", "api.todoist.com",
-	"{subdomain}.zendesk.com", "zoom.us", "api.zoom.us", "bitbucket.org", "api.bitbucket.org", "vercel.com", "api.vercel.com"}
+	"{subdomain}.zendesk.com", "zoom.us", "api.zoom.us",
+	"tasks.googleapis.com", "meet.googleapis.com", "bitbucket.org", "api.bitbucket.org", "vercel.com", "api.vercel.com"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by a
@@ -87,6 +88,7 @@ var signInTokens = map[string]tokenSpec{
 	"/login.salesforce.com/services/oauth2/token":                          {who: "salesforce", body: true, code: true, refresh: true},
 	"/login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token": {who: "microsoft", body: true, code: true, refresh: true},
 	"/login.microsoftonline.com/common/oauth2/v2.0/token":                  {who: "microsoft", body: true, code: true, refresh: true},
+	"/login.microsoftonline.com/organizations/oauth2/v2.0/token":           {who: "microsoft", body: true, code: true, refresh: true},
 	"/api.box.com/oauth2/token":                                            {who: "box", body: true, code: true, refresh: true},
 	"/auth.calendly.com/oauth/token":                                       {who: "calendly", body: true, code: true, refresh: true},
 	"/api.clickup.com/api/v2/oauth/token":                                  {who: "clickup", body: true, code: true, lasting: true},

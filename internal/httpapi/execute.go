@@ -2,10 +2,14 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 
+	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
+	"github.com/switchboard-gw/switchboard/internal/policy"
+	"github.com/switchboard-gw/switchboard/internal/redact"
 )
 
 // handleExecute is POST /v1/tools/execute.
@@ -36,8 +40,15 @@ func (s *Server) handleExecute(w http.ResponseWriter, r *http.Request) error {
 		s.logCall(&rec, nil, issues.Err())
 		return issues.Err()
 	}
+	call.Policy.APIKeyID = rec.APIKeyID
 	result, err := s.executor.ExecuteLogged(r.Context(), tn, call, &rec)
-	s.logCall(&rec, result, err)
+	result, err = s.redactREST(r, &rec, result, err)
+	if held, ok := errors.AsType[*policy.ApprovalRequiredError](err); ok {
+		// An ask rule held the call (docs/policies.md): 202 with the
+		// approval; the same call, sent again once it is approved, runs.
+		respond(w, http.StatusAccepted, held.Approval)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -77,11 +88,63 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) error {
 		s.logCall(&rec, nil, issues.Err())
 		return issues.Err()
 	}
+	call.Policy.APIKeyID = rec.APIKeyID
 	result, err := s.executor.ProxyLogged(r.Context(), tn, call, &rec)
-	s.logCall(&rec, result, err)
+	result, err = s.redactREST(r, &rec, result, err)
+	if held, ok := errors.AsType[*policy.ApprovalRequiredError](err); ok {
+		respond(w, http.StatusAccepted, held.Approval)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	respond(w, http.StatusOK, result)
 	return nil
+}
+
+// redactREST logs a direct REST call (execute, proxy) and returns what its
+// caller is answered. With the project's redaction rules, the log keeps
+// the redacted answer; the caller gets it redacted only when the rules
+// say restExecute (docs/redaction.md): a direct call is the application's
+// own, not a model's.
+func (s *Server) redactREST(r *http.Request, rec *execlog.Entry, result any, err error) (any, error) {
+	set, rerr := s.redact.For(r.Context(), tenantOf(r))
+	if rerr != nil {
+		s.logCall(rec, nil, rerr)
+		return nil, rerr
+	}
+	if set == nil {
+		s.logCall(rec, result, err)
+		return result, err
+	}
+	red, redErr := result, err
+	if err == nil {
+		if rec.Payloads || set.RESTExecute {
+			red = set.Value(result)
+		}
+	} else {
+		redErr = redactError(set, err)
+	}
+	s.logCall(rec, red, redErr)
+	if set.RESTExecute {
+		return red, redErr
+	}
+	return result, err
+}
+
+// redactError returns a copy of an API error with its message and quoted
+// provider body redacted; other errors are shown as INTERNAL_ERROR anyway.
+func redactError(set *redact.Set, err error) error {
+	e, ok := apierr.As(err)
+	if !ok {
+		return err
+	}
+	c := *e
+	c.Message = set.Text(e.Message)
+	if e.Upstream != nil {
+		up := *e.Upstream
+		up.Body = set.Text(up.Body)
+		c.Upstream = &up
+	}
+	return &c
 }

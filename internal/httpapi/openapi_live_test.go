@@ -279,6 +279,28 @@ func liveScenario(t *testing.T, f *fixture) {
 	v1("GET", "/v1/logs?since=yesterday", "", 400)
 	v1("GET", "/v1/logs/"+records[0].(map[string]any)["id"].(string), "", 200)
 	v1("GET", "/v1/logs/00000000-0000-4000-8000-000000000000", "", 404)
+	policyScenario(lc, f, first["id"].(string))
+
+	// Quotas and redaction: the 429 and a rate_limited refusal, redacted
+	// session results.
+	v1("GET", "/v1/quotas", "", 200)
+	v1("POST", "/v1/quotas", `{"window":"week","limit":1}`, 400)
+	quotaID := dataOf(v1("POST", "/v1/quotas", `{"window":"day","limit":1000,"userId":"u1","toolId":"delta_*"}`, 201))["id"].(string)
+	v1("GET", "/v1/quotas/"+quotaID, "", 200)
+	v1("GET", "/v1/quotas/nope", "", 404)
+	v1("PATCH", "/v1/quotas/"+quotaID, `{"window":"minute","limit":1}`, 200)
+	v1("PATCH", "/v1/quotas/"+quotaID, `{"window":"minute"}`, 400)
+	v1("POST", "/v1/tools/execute", `{"toolId":"delta_get_task","userId":"u1","connectionId":"`+first["id"].(string)+`","input":{"id":"7"}}`, 200)
+	v1("POST", "/v1/tools/execute", `{"toolId":"delta_get_task","userId":"u1","connectionId":"`+first["id"].(string)+`","input":{"id":"7"}}`, 429)
+	v1("POST", "/v1/sessions/"+sid+"/tools/delta_get_task", `{"arguments":{"id":"7"}}`, 200)
+	v1("DELETE", "/v1/quotas/"+quotaID, "", 200)
+	v1("DELETE", "/v1/quotas/"+quotaID, "", 404)
+	v1("GET", "/v1/redaction", "", 200)
+	v1("PUT", "/v1/redaction", `{"detectors":["nope"]}`, 400)
+	v1("PUT", "/v1/redaction", `{"detectors":["email","secret"],"patterns":[{"name":"employee_id","pattern":"EMP-\\d{6}"}],"restExecute":true}`, 200)
+	v1("POST", "/v1/sessions/"+sid+"/tools/delta_get_task", `{"arguments":{"id":"jane@example.com"}}`, 200)
+	v1("POST", "/v1/tools/execute", `{"toolId":"delta_get_task","userId":"u1","connectionId":"`+first["id"].(string)+`","input":{"id":"jane@example.com"}}`, 200)
+	v1("DELETE", "/v1/redaction", "", 200)
 
 	// Removing accounts.
 	v1("DELETE", "/v1/connections/"+first["id"].(string), "", 200)

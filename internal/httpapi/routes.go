@@ -33,6 +33,24 @@ func (s *Server) routesV1(mux *http.ServeMux) {
 	s.route(mux, "POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry", s.handleDeliveryRetry)
 	s.route(mux, "GET /v1/logs", s.handleLogList)
 	s.route(mux, "GET /v1/logs/{id}", s.handleLogGet)
+	s.route(mux, "GET /v1/policies", s.handlePolicyList)
+	s.route(mux, "POST /v1/policies", s.handlePolicyCreate)
+	s.route(mux, "PUT /v1/policies/default", s.handlePolicyDefault)
+	s.route(mux, "GET /v1/policies/{id}", s.handlePolicyGet)
+	s.route(mux, "PUT /v1/policies/{id}", s.handlePolicyUpdate)
+	s.route(mux, "DELETE /v1/policies/{id}", s.handlePolicyDelete)
+	s.route(mux, "GET /v1/approvals", s.handleApprovalList)
+	s.route(mux, "GET /v1/approvals/{id}", s.handleApprovalGet)
+	s.route(mux, "POST /v1/approvals/{id}/approve", s.handleApprovalApprove)
+	s.route(mux, "POST /v1/approvals/{id}/deny", s.handleApprovalDeny)
+	s.route(mux, "GET /v1/quotas", s.handleQuotaList)
+	s.route(mux, "POST /v1/quotas", s.handleQuotaCreate)
+	s.route(mux, "GET /v1/quotas/{id}", s.handleQuotaGet)
+	s.route(mux, "PATCH /v1/quotas/{id}", s.handleQuotaPatch)
+	s.route(mux, "DELETE /v1/quotas/{id}", s.handleQuotaDelete)
+	s.route(mux, "GET /v1/redaction", s.handleRedactionGet)
+	s.route(mux, "PUT /v1/redaction", s.handleRedactionPut)
+	s.route(mux, "DELETE /v1/redaction", s.handleRedactionDelete)
 }
 
 // routesPublic registers the routes that need no API key (openapi.json: the operations without security).
@@ -53,6 +71,8 @@ func (s *Server) routesPublic(mux *http.ServeMux) {
 	s.route(mux, "DELETE /api/connect/{token}/connections/{id}", s.handleConnectRemove)
 	s.route(mux, "OPTIONS /api/connect/", s.handleConnectPreflight)
 	s.route(mux, "GET /api/oauth/callback", s.handleOAuthCallback)
+	s.route(mux, "GET /approvals/{token}", s.handleApprovalPage)
+	s.route(mux, "POST /approvals/{token}", s.handleApprovalPageDecide)
 	s.routesAssets(mux, "/assets")
 }
 

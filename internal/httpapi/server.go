@@ -17,6 +17,9 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
+	"github.com/switchboard-gw/switchboard/internal/policy"
+	"github.com/switchboard-gw/switchboard/internal/quota"
+	"github.com/switchboard-gw/switchboard/internal/redact"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/telemetry"
@@ -47,6 +50,11 @@ type Options struct {
 	Webhooks *webhook.Service
 	// ExecLog records tool calls (execute, proxy); nil records nothing.
 	ExecLog *execlog.Log
+	// Policies holds policy rules and approvals.
+	Policies *policy.Service
+	// Quotas and Redact keep the projects' quotas and redaction rules.
+	Quotas *quota.Service
+	Redact *redact.Service
 	// Logos holds logos/<connector id>.svg.
 	Logos fs.FS
 	// BaseURL, WebURL and AssetsURL are the public addresses of {base_url},
@@ -80,6 +88,9 @@ type Server struct {
 	triggers  *trigger.Service
 	webhooks  *webhook.Service
 	execlog   *execlog.Log
+	policies  *policy.Service
+	quotas    *quota.Service
+	redact    *redact.Service
 	logos     fs.FS
 	baseURL   string
 	webURL    string
@@ -98,7 +109,7 @@ func New(o Options) *Server {
 	s := &Server{
 		store: o.Store, log: o.Logger, catalog: o.Catalog, catalogs: o.Catalogs, accounts: o.Accounts, executor: o.Executor,
 		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page,
-		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, logos: o.Logos,
+		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, policies: o.Policies, quotas: o.Quotas, redact: o.Redact, logos: o.Logos,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
 		maxBody: o.MaxBodyBytes, bodyReadTimeout: o.BodyReadTimeout,
 		metrics: o.Metrics, tracer: o.Tracer, unmatched: o.Metrics.Route(telemetry.Unmatched),

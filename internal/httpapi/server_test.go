@@ -205,6 +205,11 @@ func fakeDelta(w http.ResponseWriter, r *http.Request) {
 		case <-time.After(5 * time.Second):
 		}
 		w.WriteHeader(504)
+	case r.URL.Path == "/v1/tasks/limited":
+		// The provider's own rate limit (quotas_test.go).
+		w.Header().Set("Retry-After", "30")
+		w.WriteHeader(429)
+		_, _ = io.WriteString(w, `{"error":"slow down"}`)
 	case r.URL.Path == "/v1/tasks/broken":
 		w.WriteHeader(500)
 		_, _ = io.WriteString(w, `{"error":"boom"}`)

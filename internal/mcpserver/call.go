@@ -72,7 +72,8 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, t target, id 
 		writeError(w, id, codeInvalidParams, fmt.Sprintf("unknown tool %q", name))
 		return true
 	}
-	out, extra, isError, err := s.run(r.Context(), t, name, args)
+	out, extra, refusal, err := s.run(r.Context(), t, name, args)
+	isError := refusal != nil
 	if err == nil && len(extra) > 0 {
 		// Content blocks other than text are rare (upstream MCP images and
 		// the like): the SDK encodes them, as it would on its own path.

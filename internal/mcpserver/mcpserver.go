@@ -257,21 +257,30 @@ func (s *Server) build(t target) (*cached, error) {
 
 // callTool runs a session tool for an MCP tools/call through the SDK. The
 // session comes from the request being served, not from the cached server,
-// so a call always sees the session as it is now.
+// so a call always sees the session as it is now. A call an ask rule holds
+// is put to the person at the client (elicitation, docs/policies.md) when
+// the client can answer in the same call: it takes the 2026-07-28 protocol
+// (multi round-trip) and declared the elicitation capability.
 func (s *Server) callTool(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		t, ok := ctx.Value(ctxKey{}).(target)
 		if !ok {
 			return nil, errNoSession
 		}
-		body, extra, isError, err := s.run(ctx, t, name, req.Params.Arguments)
+		if err := s.applyElicitation(ctx, t, req); err != nil {
+			return nil, err
+		}
+		body, extra, refusal, err := s.run(ctx, t, name, req.Params.Arguments)
 		if err != nil {
 			return nil, err
+		}
+		if refusal != nil && refusal.Code == "approval_required" && refusal.ClientApproval() && canElicit(req) {
+			return approvalElicitation(refusal), nil
 		}
 		res := &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
 			StructuredContent: json.RawMessage(body),
-			IsError:           isError,
+			IsError:           refusal != nil,
 		}
 		// An upstream MCP server's images, audio and resources follow the
 		// JSON text as content blocks of their own, for clients that show
@@ -288,14 +297,14 @@ func (s *Server) callTool(name string) mcp.ToolHandler {
 // caller's (apierr) as it is, anything else (a database error) logged and
 // replaced by errInternal, as on REST. The SDK path (callTool) and the
 // direct path (serveCall) both answer from here.
-func (s *Server) run(ctx context.Context, t target, name string, args json.RawMessage) (body []byte, extra []mcp.Content, isError bool, err error) {
+func (s *Server) run(ctx context.Context, t target, name string, args json.RawMessage) (body []byte, extra []mcp.Content, refusal *session.Refusal, err error) {
 	if s.tracer.On() {
 		var span trace.Span
 		ctx, span = s.tracer.Start(ctx, "tools/call "+name)
 		defer func() {
 			if span.IsRecording() {
 				span.SetAttributes(attribute.String("mcp.method.name", "tools/call"), attribute.String("gen_ai.tool.name", name),
-					attribute.Bool("switchboard.refused", isError))
+					attribute.Bool("switchboard.refused", refusal != nil))
 				if err != nil {
 					span.SetStatus(codes.Error, telemetry.Outcome(err))
 				}
@@ -306,14 +315,14 @@ func (s *Server) run(ctx context.Context, t target, name string, args json.RawMe
 	out, err := s.sessions.Call(ctx, t.tenant, t.ss, t.scope, name, args, t.via)
 	if err != nil {
 		if _, ok := apierr.As(err); ok {
-			return nil, nil, false, err // written for the caller
+			return nil, nil, nil, err // written for the caller
 		}
 		s.log.ErrorContext(ctx, "MCP tool call failed", "tool", name, "session_id", t.ss.ID, "error", err.Error())
-		return nil, nil, false, errInternal
+		return nil, nil, nil, errInternal
 	}
 	body, err = json.Marshal(out)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, nil, err
 	}
 	if r, ok := out.Result.(*execute.MCPResult); ok {
 		for _, c := range r.Content {
@@ -322,7 +331,7 @@ func (s *Server) run(ctx context.Context, t target, name string, args json.RawMe
 			}
 		}
 	}
-	return body, extra, !out.OK, nil
+	return body, extra, out.Error, nil
 }
 
 type sessionError string

@@ -71,6 +71,11 @@ func plainNewCall(h http.Header, name string, rawMeta json.RawMessage) bool {
 	if !knownObject(meta[metaClientCapabilities], capabilityNames, &caps) {
 		return false
 	}
+	if caps.Elicitation != nil {
+		// A client that can answer an elicitation may be asked to approve
+		// a held call in place, which only the go-sdk's path can do.
+		return false
+	}
 	if info, ok := meta[metaClientInfo]; ok {
 		var impl mcp.Implementation
 		if !knownObject(info, clientInfoNames, &impl) {

@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
@@ -18,6 +21,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/connect"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
+	"github.com/switchboard-gw/switchboard/internal/policy"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
@@ -31,7 +35,32 @@ type Refusal struct {
 	Issues     []apierr.Issue   `json:"issues,omitempty"`
 	Choices    []apierr.Choice  `json:"choices,omitempty"`
 	Upstream   *apierr.Upstream `json:"upstream,omitempty"`
+	// RetryAfter, with rate_limited, is how many seconds to wait before
+	// trying again (a quota's window, or the provider's Retry-After).
+	RetryAfter int64 `json:"retryAfter,omitempty"`
+	// Approval is the pending approval of an approval_required refusal.
+	Approval *ApprovalRef `json:"approval,omitempty"`
+	// clientApproval is true when the MCP client may approve in place;
+	// question is what to ask its user.
+	clientApproval bool
+	question       string
 }
+
+// ApprovalRef names the approval a call waits for: its id, status, API URL
+// and expiry.
+type ApprovalRef struct {
+	ID        string    `json:"id"`
+	Status    string    `json:"status"`
+	URL       string    `json:"url"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// ClientApproval reports whether the person at an MCP client may approve
+// the refusal's approval in place (elicitation).
+func (r *Refusal) ClientApproval() bool { return r != nil && r.clientApproval }
+
+// Question is what an MCP client asks its user to approve in place.
+func (r *Refusal) Question() string { return r.question }
 
 // Outcome is the answer of a session tool call: {ok: true, result} or
 // {ok: false, error}.
@@ -39,6 +68,9 @@ type Outcome struct {
 	OK     bool
 	Result any
 	Error  *Refusal
+	// Decision is the policy decision of a tool or proxy call, for the
+	// execution log; it is not part of the answer.
+	Decision *policy.Record
 }
 
 // MarshalJSON writes {ok, result} or {ok, error}.
@@ -76,6 +108,11 @@ func (s *Service) Call(ctx context.Context, tn tenant.Tenant, ss *Session, sc *S
 	}
 	rec.Payloads = s.log.Payloads(ss.ProjectID)
 	out, err := s.call(ctx, tn, ss, sc, name, args, &rec)
+	if err == nil {
+		// Before the log takes the outcome: what the model may not see,
+		// the log does not keep either.
+		out, err = s.redactOutcome(ctx, tn, ss, out)
+	}
 	if rec.Tool != "" {
 		switch {
 		case err != nil:
@@ -209,9 +246,17 @@ func (s *Service) callMeta(ctx context.Context, tn tenant.Tenant, ss *Session, s
 		if pref == "" {
 			pref = ss.Spec.Accounts[connector]
 		}
+		pc, err := policyContext(ss)
+		if err != nil {
+			return Outcome{}, err
+		}
+		pc.APIKeyID = rec.APIKeyID
 		res, err := s.exec.ProxyLogged(ctx, tn, execute.ProxyCall{ConnectorID: connector, UserID: ss.Spec.UserID,
-			Endpoint: a.Endpoint, Method: method, Query: a.Query, Body: a.Body, AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref}, rec)
-		return s.outcome(ctx, tn, ss, connector, res, err)
+			Endpoint: a.Endpoint, Method: method, Query: a.Query, Body: a.Body, AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref,
+			Policy: pc}, rec)
+		o, err := s.outcome(ctx, tn, ss, connector, res, err)
+		o.Decision = pc.Decision
+		return o, err
 	}
 	return Outcome{}, fmt.Errorf("session: meta tool %s has no handler", name)
 }
@@ -250,15 +295,37 @@ func (s *Service) runAction(ctx context.Context, tn tenant.Tenant, ss *Session, 
 	if pref == "" {
 		pref = ss.Spec.Accounts[connector]
 	}
+	pc, err := policyContext(ss)
+	if err != nil {
+		return Outcome{}, err
+	}
+	pc.APIKeyID = rec.APIKeyID
 	call := execute.Call{ToolID: id, Input: input, UserID: ss.Spec.UserID,
-		AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref}
+		AllowGlobal: ss.Spec.AllowGlobalAccounts, Preferred: pref, Policy: pc}
 	// An object goes to execute decoded, to be validated as it is; anything
 	// else goes as sent, for execute's own answer to a non-object input.
 	if m, ok := decoded.(map[string]any); ok {
 		call.Input, call.Decoded = nil, m
 	}
 	res, err := s.exec.ExecuteLogged(ctx, tn, call, rec)
-	return s.outcome(ctx, tn, ss, connector, res, err)
+	o, err := s.outcome(ctx, tn, ss, connector, res, err)
+	o.Decision = pc.Decision
+	return o, err
+}
+
+// policyContext is what the policy decision of a session's call needs:
+// the session, its endpoint and its own rules, and a record to fill.
+func policyContext(ss *Session) (execute.PolicyContext, error) {
+	pc := execute.PolicyContext{SessionID: ss.ID, Decision: &policy.Record{}}
+	if slug, ok := strings.CutPrefix(ss.ID, "endpoint:"); ok {
+		pc.Endpoint = slug
+	}
+	rules, err := policy.CompileSession(ss.Spec.Policy.Rules)
+	if err != nil {
+		return pc, fmt.Errorf("session %s: stored policy rules do not compile: %w", ss.ID, err)
+	}
+	pc.SessionRules = rules
+	return pc, nil
 }
 
 // normalizeInput decodes a tool input once, as execute decodes one
@@ -298,6 +365,14 @@ func (s *Service) outcome(ctx context.Context, tn tenant.Tenant, ss *Session, co
 	if err == nil {
 		return Outcome{OK: true, Result: res}, nil
 	}
+	if held, ok := errors.AsType[*policy.ApprovalRequiredError](err); ok {
+		a := held.Approval
+		return Outcome{Error: &Refusal{Code: "approval_required", Connector: connector, clientApproval: held.ClientApproval,
+			question: policy.ElicitMessage(a),
+			Approval: &ApprovalRef{ID: a.ID, Status: a.Status, URL: a.URL, ExpiresAt: a.ExpiresAt},
+			Message: "a person must approve this call first (approval " + a.ID + "); tell the user it waits for approval, " +
+				"then make exactly the same call again once it is approved; it expires at " + a.ExpiresAt.Format(time.RFC3339)}}, nil
+	}
 	var scopes *execute.MissingScopesError
 	if errors.As(err, &scopes) {
 		// The link reconnects the account that lacks the scopes, asking for
@@ -319,6 +394,12 @@ func (s *Service) outcome(ctx context.Context, tn tenant.Tenant, ss *Session, co
 		return Outcome{}, err
 	}
 	r := &Refusal{Message: e.Message, Connector: connector, Upstream: e.Upstream}
+	if e.Code == apierr.RateLimited || (e.Upstream != nil && e.Upstream.Status == http.StatusTooManyRequests) {
+		// A quota of the project, or the provider's own limit: either way
+		// the model can wait and try again.
+		r.Code, r.RetryAfter = "rate_limited", retryAfterSeconds(e.RetryAfter, s.now())
+		return Outcome{Error: r}, nil
+	}
 	switch e.Code {
 	case apierr.MissingConnection:
 		o, lerr := s.connectLink(ctx, tn, ss, connector, "connection_required")
@@ -351,10 +432,30 @@ func (s *Service) outcome(ctx context.Context, tn tenant.Tenant, ss *Session, co
 		r.Code = "not_in_scope"
 	case apierr.ForbiddenEndpoint:
 		r.Code = "forbidden_endpoint"
+	case apierr.PolicyDenied:
+		r.Code = "policy_denied"
+	case apierr.ApprovalDenied:
+		r.Code = "approval_denied"
 	default:
 		return Outcome{}, err
 	}
 	return Outcome{Error: r}, nil
+}
+
+// retryAfterSeconds reads a Retry-After value (delay-seconds or an HTTP
+// date) as whole seconds from now; 0 when there is none or it is not
+// readable.
+func retryAfterSeconds(v string, now time.Time) int64 {
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+		return max(0, n)
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(1, int64(math.Ceil(t.Sub(now).Seconds())))
+	}
+	return 0
 }
 
 // connectLink answers with a fresh connect link for the user and connector,

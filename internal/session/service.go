@@ -17,6 +17,8 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/connect"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
+	"github.com/switchboard-gw/switchboard/internal/policy"
+	"github.com/switchboard-gw/switchboard/internal/redact"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
@@ -27,11 +29,16 @@ type Options struct {
 	Accounts *account.Service
 	Executor *execute.Executor
 	Links    *connect.Service
+	// Policies records in-place approvals from MCP clients; nil refuses them.
+	Policies *policy.Service
 	// BaseURL is {base_url}, for mcpUrl.
 	BaseURL string
 	Now     func() time.Time
 	// Log records the calls that act (execlog); nil records nothing.
 	Log *execlog.Log
+	// Redact holds projects' redaction rules, applied to what a call hands
+	// the model; nil redacts nothing.
+	Redact *redact.Service
 }
 
 // Service creates, reads and runs sessions.
@@ -41,6 +48,8 @@ type Service struct {
 	exec     *execute.Executor
 	links    *connect.Service
 	log      *execlog.Log
+	policies *policy.Service
+	redact   *redact.Service
 	baseURL  string
 	now      func() time.Time
 	cache    caches
@@ -48,7 +57,7 @@ type Service struct {
 
 // NewService returns a Service.
 func NewService(o Options) *Service {
-	s := &Service{store: o.Store, accounts: o.Accounts, exec: o.Executor, links: o.Links, log: o.Log, baseURL: o.BaseURL, now: o.Now,
+	s := &Service{store: o.Store, accounts: o.Accounts, exec: o.Executor, links: o.Links, log: o.Log, policies: o.Policies, redact: o.Redact, baseURL: o.BaseURL, now: o.Now,
 		cache: newCaches()}
 	if s.now == nil {
 		s.now = time.Now
@@ -374,4 +383,18 @@ func (s *Service) View(ctx context.Context, tn tenant.Tenant, ss *Session, sc *S
 		v.Connectors = append(v.Connectors, cv)
 	}
 	return v, nil
+}
+
+// DecideInClient records the decision the person at an MCP client of the
+// session made on an approval of this session's user, asked in place
+// (elicitation). client names the client for the record.
+func (s *Service) DecideInClient(ctx context.Context, tn tenant.Tenant, ss *Session, approvalID string, approve bool, client string) error {
+	if err := sessionTenant(tn, ss); err != nil {
+		return err
+	}
+	if s.policies == nil {
+		return apierr.New(apierr.Forbidden, "approvals cannot be decided in the client here")
+	}
+	return s.policies.DecideInClient(ctx, tn.ProjectID, policy.ClientDecision{ApprovalID: approvalID, SessionID: ss.ID,
+		UserID: ss.Spec.UserID, Approve: approve, Client: client})
 }

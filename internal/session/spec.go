@@ -5,11 +5,14 @@ package session
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/policy"
+	"github.com/switchboard-gw/switchboard/internal/redact"
 )
 
 // Limits (docs/README.md, "Limits").
@@ -21,6 +24,8 @@ const (
 	MinTTL         = 5
 	MaxTTL         = 43200
 	maxPatternSize = 128
+	// MaxSessionRules bounds a session's own policy rules.
+	MaxSessionRules = 50
 )
 
 // Policy limits what a session's model may do.
@@ -29,6 +34,12 @@ type Policy struct {
 	MaxDataClass    string `json:"maxDataClass"`
 	AllowDisconnect bool   `json:"allowDisconnect"`
 	AllowProxy      bool   `json:"allowProxy"`
+	// Rules are the session's own policy rules (docs/policies.md): they
+	// can only make the project's and endpoint's decisions stricter.
+	Rules []policy.Spec `json:"rules,omitempty"`
+	// Redact names built-in detectors this session's results are redacted
+	// with, on top of the project's rules (docs/redaction.md).
+	Redact []string `json:"redact,omitempty"`
 }
 
 // Spec is what a session was created with; it is stored as JSON.
@@ -121,6 +132,7 @@ func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Sp
 			MaxDataClass    *string `json:"maxDataClass"`
 			AllowDisconnect *bool   `json:"allowDisconnect"`
 			AllowProxy      *bool   `json:"allowProxy"`
+			Redact          []string
 		}
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(r.Policy, &obj) != nil {
@@ -135,13 +147,20 @@ func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Sp
 					err = json.Unmarshal(v, &p.AllowDisconnect)
 				case "allowProxy":
 					err = json.Unmarshal(v, &p.AllowProxy)
+				case "rules":
+					s.Policy.Rules = parseSessionRules(v, issues)
+					continue
 				case "maxDataClass":
 					err = json.Unmarshal(v, &p.MaxDataClass)
 					if err == nil && p.MaxDataClass != nil && catalog.ClassRank(*p.MaxDataClass) < 0 {
 						issues.Add(apierr.IssueInvalidValue, []any{"policy", k}, "must be standard, pii or phi")
 					}
+				case "redact":
+					if err = json.Unmarshal(v, &p.Redact); err == nil {
+						checkDetectors(p.Redact, issues)
+					}
 				default:
-					issues.Add(apierr.IssueUnknownField, []any{"policy", k}, "is not a policy field (readOnly, maxDataClass, allowDisconnect, allowProxy)")
+					issues.Add(apierr.IssueUnknownField, []any{"policy", k}, "is not a policy field (readOnly, maxDataClass, allowDisconnect, allowProxy, rules, redact)")
 					continue
 				}
 				if err != nil {
@@ -160,6 +179,9 @@ func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Sp
 			if p.AllowProxy != nil {
 				s.Policy.AllowProxy = *p.AllowProxy
 			}
+			if len(p.Redact) > 0 {
+				s.Policy.Redact = p.Redact
+			}
 		}
 	}
 	ttl := DefaultTTL
@@ -170,6 +192,19 @@ func (r CreateRequest) validate(cat *catalog.Catalog, issues *apierr.Issues) (Sp
 		}
 	}
 	return s, ttl
+}
+
+// checkDetectors adds the issues of a policy's redact list: built-in
+// detector names, each once.
+func checkDetectors(names []string, issues *apierr.Issues) {
+	for i, n := range names {
+		switch {
+		case !slices.Contains(redact.Detectors, n):
+			issues.Add(apierr.IssueInvalidValue, []any{"policy", "redact", i}, "must be one of email, phone, card, iban, secret")
+		case slices.Index(names, n) < i:
+			issues.Add(apierr.IssueInvalidValue, []any{"policy", "redact", i}, "%s is named twice", n)
+		}
+	}
 }
 
 func validPattern(p string) bool {
@@ -194,4 +229,28 @@ func matchAction(pattern, id string) bool {
 		return strings.HasPrefix(id, strings.TrimSuffix(pattern, "*"))
 	}
 	return pattern == id
+}
+
+// parseSessionRules reads policy.rules: each rule strictly, as
+// POST /v1/policies reads one.
+func parseSessionRules(raw json.RawMessage, issues *apierr.Issues) []policy.Spec {
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		issues.Add(apierr.IssueInvalidType, []any{"policy", "rules"}, "must be an array of rules")
+		return nil
+	}
+	if len(list) > MaxSessionRules {
+		issues.Add(apierr.IssueTooBig, []any{"policy", "rules"}, "must have at most %d rules", MaxSessionRules)
+		return nil
+	}
+	out := make([]policy.Spec, 0, len(list))
+	for i, r := range list {
+		sp, err := policy.ParseSpec(r, "policy", "rules", i)
+		if e, ok := apierr.As(err); ok {
+			*issues = append(*issues, e.Issues...)
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
 }

@@ -128,13 +128,15 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string) (APIKey, error) {
 
 // KeyProject is what an API key decides: the project, the version of its
 // tool switches (for the switch cache; see DisabledTools) and of its
-// connections (for the resolution cache; see ResolutionCandidates).
+// connections (for the resolution cache; see ResolutionCandidates) and of
+// its policy rules (for the rule cache of the policy package).
 type KeyProject struct {
 	ID string
 	// KeyID is the id of the key itself, for the execution log.
 	KeyID              string
 	ToolsVersion       int64
 	ConnectionsVersion int64
+	PoliciesVersion    int64
 }
 
 // ProjectForKey returns the project of the live key whose SHA-256 is hash
@@ -167,9 +169,9 @@ func (s *Store) ProjectForKey(ctx context.Context, hash string) (KeyProject, err
 	var kp KeyProject
 	var expires sql.NullInt64
 	err := s.readRow(ctx,
-		`SELECT k.project_id, k.id, p.tools_version, p.connections_version, k.expires_at FROM api_keys k JOIN projects p ON p.id = k.project_id
+		`SELECT k.project_id, k.id, p.tools_version, p.connections_version, p.policies_version, k.expires_at FROM api_keys k JOIN projects p ON p.id = k.project_id
 		 WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)`,
-		hash, now).Scan(&kp.ID, &kp.KeyID, &kp.ToolsVersion, &kp.ConnectionsVersion, &expires)
+		hash, now).Scan(&kp.ID, &kp.KeyID, &kp.ToolsVersion, &kp.ConnectionsVersion, &kp.PoliciesVersion, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		if live {
 			s.keys.keys.Remove(hash) // a cached key whose project was dropped, now revoked

@@ -51,7 +51,7 @@ type cachedKey struct {
 
 // cachedVersions are a project's versions as last read.
 type cachedVersions struct {
-	tools, connections int64
+	tools, connections, policies int64
 }
 
 func newKeyCache() *keyCache {
@@ -78,7 +78,7 @@ func (c *keyCache) get(hash string, now int64) (kp KeyProject, found, refused bo
 	if !ok {
 		return KeyProject{}, false, false
 	}
-	return KeyProject{ID: k.project, KeyID: k.id, ToolsVersion: v.tools, ConnectionsVersion: v.connections}, true, false
+	return KeyProject{ID: k.project, KeyID: k.id, ToolsVersion: v.tools, ConnectionsVersion: v.connections, PoliciesVersion: v.policies}, true, false
 }
 
 // put stores a live key's answer read at gen, unless something was
@@ -91,10 +91,10 @@ func (c *keyCache) put(gen uint64, hash string, kp KeyProject, expires int64) {
 		return
 	}
 	c.keys.Put(hash, cachedKey{project: kp.ID, id: kp.KeyID, expires: expires})
-	if v, ok := c.projects.Get(kp.ID); ok && (v.tools > kp.ToolsVersion || v.connections > kp.ConnectionsVersion) {
+	if v, ok := c.projects.Get(kp.ID); ok && (v.tools > kp.ToolsVersion || v.connections > kp.ConnectionsVersion || v.policies > kp.PoliciesVersion) {
 		return
 	}
-	c.projects.Put(kp.ID, cachedVersions{tools: kp.ToolsVersion, connections: kp.ConnectionsVersion})
+	c.projects.Put(kp.ID, cachedVersions{tools: kp.ToolsVersion, connections: kp.ConnectionsVersion, policies: kp.PoliciesVersion})
 }
 
 // dropKey forgets a key: it was revoked, deleted, or its expiry changed.

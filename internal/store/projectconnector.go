@@ -110,8 +110,8 @@ func (s *Store) DeleteProjectConnector(ctx context.Context, projectID, connector
 // tenant from it (upstream.Catalogs.Load).
 func (s *Store) ProjectVersions(ctx context.Context, projectID string) (KeyProject, error) {
 	kp := KeyProject{ID: projectID}
-	err := s.readRow(ctx, `SELECT tools_version, connections_version FROM projects WHERE id = $1`, projectID).
-		Scan(&kp.ToolsVersion, &kp.ConnectionsVersion)
+	err := s.readRow(ctx, `SELECT tools_version, connections_version, policies_version FROM projects WHERE id = $1`, projectID).
+		Scan(&kp.ToolsVersion, &kp.ConnectionsVersion, &kp.PoliciesVersion)
 	if errors.Is(err, sql.ErrNoRows) {
 		return KeyProject{}, ErrNotFound
 	}

@@ -11,6 +11,7 @@
 package telemetry
 
 import (
+	"errors"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/policy"
 )
 
 // Namespace prefixes every metric Switchboard defines.
@@ -256,6 +258,9 @@ func ToolLabels(tool *catalog.Tool) (connector, toolID string) {
 func Outcome(err error) string {
 	if err == nil {
 		return OutcomeOK
+	}
+	if _, ok := errors.AsType[*policy.ApprovalRequiredError](err); ok {
+		return "APPROVAL_REQUIRED" // held by an ask rule (docs/policies.md)
 	}
 	if e, ok := apierr.As(err); ok {
 		return string(e.Code)

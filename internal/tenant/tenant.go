@@ -29,6 +29,9 @@ type Tenant struct {
 	// ConnectionsVersion is the project's connections_version: it moves with
 	// every connection change account resolution could see.
 	ConnectionsVersion int64
+	// PoliciesVersion is the project's policies_version: it moves with
+	// every change to its policy rules or default decision.
+	PoliciesVersion int64
 }
 
 // ErrMissing is the error of a service called without a tenant: a

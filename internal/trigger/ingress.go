@@ -156,14 +156,7 @@ func (s *Service) ingress(ctx context.Context, token string, d Delivery) (Answer
 		payload, _ = json.Marshal(body)
 	}
 	ids, err := s.Store.FireTrigger(ctx, t, digest, webhook.EventTriggerFired, func() ([]byte, error) {
-		var user *string
-		if t.UserID != "" {
-			u := t.UserID
-			user = &u
-		}
-		return json.Marshal(webhook.Event{Type: webhook.EventTriggerFired, ID: "evt_" + store.NewID(), Timestamp: s.Now().UTC(),
-			Data: webhook.EventData{TriggerID: t.ID, ConnectionID: t.ConnectionID, ConnectorID: t.ConnectorID, UserID: user,
-				Event: t.Event, Payload: payload}})
+		return firedEvent(t, s.Now(), payload)
 	})
 	if errors.Is(err, store.ErrUncounted) {
 		// The event is stored and its deliveries queued: only a statistic is off.

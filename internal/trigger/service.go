@@ -40,6 +40,9 @@ const MaxSecretLen = 512
 const (
 	SetupManual    = "manual"
 	SetupAutomatic = "automatic"
+	// SetupPoll is a poll trigger: Switchboard calls the provider's list
+	// endpoint on a schedule (Poller).
+	SetupPoll = "poll"
 )
 
 // Options configure a Service.
@@ -150,6 +153,20 @@ func (s *Service) Create(ctx context.Context, tn tenant.Tenant, r CreateRequest)
 		TokenHash: apikey.Hash(token), Config: config, UserID: conn.UserID}
 	ingressURL := s.BaseURL + "/api/triggers/" + token
 
+	if def.Polled() {
+		// Switchboard calls the provider; nothing is set up there, and the
+		// ingress token is never shown.
+		if r.Secret != nil {
+			return Created{}, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"secret"},
+				Message: def.ID + " is polled by Switchboard; leave out the secret"})
+		}
+		t.Setup = SetupPoll
+		created, err := s.Store.CreatePollTrigger(ctx, t, initialCursor(def, s.Now()))
+		if err != nil {
+			return Created{}, err
+		}
+		return Created{Trigger: created}, nil
+	}
 	if r.Secret != nil {
 		if !def.Setup.Manual {
 			return Created{}, apierr.Validation(apierr.Issue{Code: apierr.IssueInvalidValue, Path: []any{"secret"},

@@ -58,7 +58,7 @@ func (c *Catalogs) Tenant(ctx context.Context, kp store.KeyProject) (tenant.Tena
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
-	return tenant.Tenant{ProjectID: kp.ID, Catalog: cat, ToolsVersion: kp.ToolsVersion, ConnectionsVersion: kp.ConnectionsVersion}, nil
+	return tenant.Tenant{ProjectID: kp.ID, Catalog: cat, ToolsVersion: kp.ToolsVersion, ConnectionsVersion: kp.ConnectionsVersion, PoliciesVersion: kp.PoliciesVersion}, nil
 }
 
 // catalog returns a project's catalog at version v.

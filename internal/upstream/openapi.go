@@ -63,14 +63,9 @@ func ImportOpenAPI(ctx context.Context, data []byte, o ImportOptions) (*catalog.
 	if !catalog.ValidID(o.ID) {
 		return nil, rep, fmt.Errorf("the id %q must be lowercase letters and digits joined by underscores", o.ID)
 	}
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = false
-	doc, err := loader.LoadFromData(data)
+	doc, err := loadDocument(data, false)
 	if err != nil {
-		return nil, rep, fmt.Errorf("the document does not parse: %w", err)
-	}
-	if err := doc.Validate(loader.Context, openapi3.DisableExamplesValidation()); err != nil {
-		return nil, rep, fmt.Errorf("the document is not valid OpenAPI: %w", err)
+		return nil, rep, err
 	}
 	base := o.BaseURL
 	if base == "" {
@@ -130,6 +125,44 @@ func ImportOpenAPI(ctx context.Context, data []byte, o ImportOptions) (*catalog.
 		return nil, rep, err
 	}
 	return con, rep, nil
+}
+
+// loadDocument parses and validates an OpenAPI 3.0 or 3.1 document, with
+// no external references. allowConflicts accepts paths that differ only
+// in their placeholders' names (GET /a/{id} next to DELETE /a/{digest}):
+// large published descriptions have them, and each operation still makes
+// a tool of its own, validated when the tool is checked.
+func loadDocument(data []byte, allowConflicts bool) (*openapi3.T, error) {
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = false
+	doc, err := loader.LoadFromData(data)
+	if err != nil {
+		return nil, fmt.Errorf("the document does not parse: %w", err)
+	}
+	opts := []openapi3.ValidationOption{openapi3.DisableExamplesValidation()}
+	if allowConflicts {
+		opts = append(opts, openapi3.EnableMultiError())
+	}
+	if err := doc.Validate(loader.Context, opts...); err != nil && !(allowConflicts && conflictsOnly(err)) {
+		return nil, fmt.Errorf("the document is not valid OpenAPI: %w", err)
+	}
+	return doc, nil
+}
+
+// conflictsOnly reports whether every problem err collects is a pair of
+// conflicting paths.
+func conflictsOnly(err error) bool {
+	var multi openapi3.MultiError
+	if errors.As(err, &multi) {
+		for _, e := range multi {
+			if !conflictsOnly(e) {
+				return false
+			}
+		}
+		return len(multi) > 0
+	}
+	var conflict *openapi3.ConflictingPathsError
+	return errors.As(err, &conflict)
 }
 
 // checkBaseURL requires an absolute https URL, or plain http to a host

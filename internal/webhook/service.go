@@ -18,8 +18,12 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-// EventTriggerFired is the only event kind (docs/triggers.md).
-const EventTriggerFired = "trigger.fired"
+// The event kinds: trigger.fired (docs/triggers.md) and
+// approval.requested (docs/policies.md).
+const (
+	EventTriggerFired      = "trigger.fired"
+	EventApprovalRequested = "approval.requested"
+)
 
 // PurposeSecret binds a sealed webhook secret to its row.
 const PurposeSecret = "webhook.secret"
@@ -100,8 +104,8 @@ func (s *Service) Create(ctx context.Context, projectID, rawURL string, events [
 		issues.Add(apierr.IssueTooSmall, []any{"events"}, "must name at least one event")
 	}
 	for i, e := range events {
-		if e != EventTriggerFired {
-			issues.Add(apierr.IssueInvalidValue, []any{"events", i}, "%q is not an event; the only one is trigger.fired", e)
+		if e != EventTriggerFired && e != EventApprovalRequested {
+			issues.Add(apierr.IssueInvalidValue, []any{"events", i}, "%q is not an event; they are trigger.fired and approval.requested", e)
 		}
 	}
 	if len(description) > 500 {

@@ -22,6 +22,8 @@ const (
 	CodeForbidden             Code = "FORBIDDEN"
 	CodeActionDisabled        Code = "ACTION_DISABLED"
 	CodeForbiddenEndpoint     Code = "FORBIDDEN_ENDPOINT"
+	CodePolicyDenied          Code = "POLICY_DENIED"
+	CodeApprovalDenied        Code = "APPROVAL_DENIED"
 	CodeNotFound              Code = "NOT_FOUND"
 	CodeToolNotFound          Code = "TOOL_NOT_FOUND"
 	CodeConnectorNotFound     Code = "CONNECTOR_NOT_FOUND"
@@ -35,6 +37,7 @@ const (
 	CodeInternalError         Code = "INTERNAL_ERROR"
 	CodeUpstreamError         Code = "UPSTREAM_ERROR"
 	CodeCredentialUnavailable Code = "CREDENTIAL_UNAVAILABLE"
+	CodeRateLimited           Code = "RATE_LIMITED"
 )
 
 // Issue is one problem of a VALIDATION_ERROR.

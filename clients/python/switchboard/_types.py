@@ -14,6 +14,8 @@ ErrorCode = Literal[
     "FORBIDDEN",
     "ACTION_DISABLED",
     "FORBIDDEN_ENDPOINT",
+    "POLICY_DENIED",
+    "APPROVAL_DENIED",
     "NOT_FOUND",
     "TOOL_NOT_FOUND",
     "CONNECTOR_NOT_FOUND",
@@ -27,6 +29,7 @@ ErrorCode = Literal[
     "INTERNAL_ERROR",
     "UPSTREAM_ERROR",
     "CREDENTIAL_UNAVAILABLE",
+    "RATE_LIMITED",
 ]
 """An API error code; branch on it, never on the message."""
 

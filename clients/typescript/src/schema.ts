@@ -758,6 +758,202 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's rules, in the order they are tried, and its default decision */
+        get: operations["listPolicies"];
+        put?: never;
+        /** Add a rule; it applies to the next call on every replica */
+        post: operations["createPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/policies/default": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** What a call that no project rule matches gets (allow, or deny by default) */
+        put: operations["setPolicyDefault"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One rule */
+        get: operations["getPolicy"];
+        /** Replace a rule */
+        put: operations["replacePolicy"];
+        post?: never;
+        /** Delete a rule */
+        delete: operations["deletePolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Approvals, newest first, in cursor pages */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One approval */
+        get: operations["getApproval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a pending call; it runs once when the same call is made again */
+        post: operations["approveApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deny a pending call */
+        post: operations["denyApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The approve/deny page of a single-use approver link (HTML); opening it decides nothing */
+        get: operations["getApprovalPage"];
+        put?: never;
+        /** The page's form: decision=approve|deny with the page's anti-forgery token; spends the link */
+        post: operations["decideApprovalPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's quotas, oldest first */
+        get: operations["listQuotas"];
+        put?: never;
+        /** Limit calls per minute, hour or day */
+        post: operations["createQuota"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/quotas/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One quota */
+        get: operations["getQuota"];
+        put?: never;
+        post?: never;
+        /** Remove a quota and its counts */
+        delete: operations["deleteQuota"];
+        options?: never;
+        head?: never;
+        /** Change a quota's window and limit (its filters stay) */
+        patch: operations["updateQuota"];
+        trace?: never;
+    };
+    "/v1/redaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's redaction rules */
+        get: operations["getRedaction"];
+        /** Replace the project's redaction rules */
+        put: operations["putRedaction"];
+        post?: never;
+        /** Remove the rules: nothing is redacted */
+        delete: operations["deleteRedaction"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "trigger.fired": {
@@ -786,15 +982,17 @@ export interface components {
         /**
          * @description The error codes and their HTTP statuses:
          *     400 VALIDATION_ERROR, MISSING_CONNECTION, REAUTH_REQUIRED, EXECUTION_ERROR;
-         *     401 UNAUTHORIZED; 403 FORBIDDEN, ACTION_DISABLED, FORBIDDEN_ENDPOINT;
+         *     401 UNAUTHORIZED; 403 FORBIDDEN, ACTION_DISABLED, FORBIDDEN_ENDPOINT,
+         *     POLICY_DENIED, APPROVAL_DENIED;
          *     404 NOT_FOUND, TOOL_NOT_FOUND, CONNECTOR_NOT_FOUND, SESSION_NOT_FOUND,
          *     CONNECTION_NOT_FOUND (400 when the id came in a body rather than a path);
          *     409 AMBIGUOUS_CONNECTION, CONFLICT, NAME_TAKEN, CONNECTOR_UNAVAILABLE;
          *     410 LINK_USED, LINK_EXPIRED; 500 INTERNAL_ERROR, and EXECUTION_ERROR for a
-         *     failed credential rotation; 502 UPSTREAM_ERROR; 503 CREDENTIAL_UNAVAILABLE.
+         *     failed credential rotation; 502 UPSTREAM_ERROR; 503 CREDENTIAL_UNAVAILABLE;
+         *     429 RATE_LIMITED (a project quota is spent; Retry-After says when to try again).
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "MISSING_CONNECTION" | "REAUTH_REQUIRED" | "CONNECTION_NOT_FOUND" | "EXECUTION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "ACTION_DISABLED" | "FORBIDDEN_ENDPOINT" | "NOT_FOUND" | "TOOL_NOT_FOUND" | "CONNECTOR_NOT_FOUND" | "SESSION_NOT_FOUND" | "AMBIGUOUS_CONNECTION" | "CONFLICT" | "NAME_TAKEN" | "CONNECTOR_UNAVAILABLE" | "LINK_USED" | "LINK_EXPIRED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "CREDENTIAL_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "MISSING_CONNECTION" | "REAUTH_REQUIRED" | "CONNECTION_NOT_FOUND" | "EXECUTION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "ACTION_DISABLED" | "FORBIDDEN_ENDPOINT" | "POLICY_DENIED" | "APPROVAL_DENIED" | "NOT_FOUND" | "TOOL_NOT_FOUND" | "CONNECTOR_NOT_FOUND" | "SESSION_NOT_FOUND" | "AMBIGUOUS_CONNECTION" | "CONFLICT" | "NAME_TAKEN" | "CONNECTOR_UNAVAILABLE" | "LINK_USED" | "LINK_EXPIRED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "CREDENTIAL_UNAVAILABLE" | "RATE_LIMITED";
         /**
          * @example {
          *       "error": {
@@ -1079,12 +1277,33 @@ export interface components {
             allowDisconnect: boolean;
             /** @default false */
             allowProxy: boolean;
+            /** @description The session's own rules; they can only make decisions stricter. */
+            rules?: {
+                decision: components["schemas"]["Decision"];
+                description?: string;
+                /**
+                 * @description Rules of a level are tried by priority (lower first), then oldest first.
+                 * @default 1000
+                 */
+                priority: number;
+                match?: components["schemas"]["PolicyMatch"];
+                /**
+                 * @description Ask rules only: the person at an MCP client that supports elicitation may approve the call in place.
+                 * @default true
+                 */
+                clientApproval: boolean;
+            }[];
+            /** @description Built-in redaction detectors applied to this session's results on top of the project's redaction rules (docs/redaction.md). */
+            redact?: ("email" | "phone" | "card" | "iban" | "secret")[];
         };
         Policy: {
             readOnly: boolean;
             maxDataClass: components["schemas"]["DataClass"];
             allowDisconnect: boolean;
             allowProxy: boolean;
+            rules?: Record<string, unknown>[];
+            /** @description The detectors the session asked for; absent when none. */
+            redact?: ("email" | "phone" | "card" | "iban" | "secret")[];
         };
         Session: {
             /** Format: uuid */
@@ -1150,7 +1369,7 @@ export interface components {
             ok: false;
             error: components["schemas"]["Refusal"];
         };
-        /** @description A refusal for the model to act on; lowercase codes such as connection_required, missing_scopes (with connector and connectUrl), not_in_scope, read_only, data_class_not_allowed, invalid_arguments, or a lowercase API error code. */
+        /** @description A refusal for the model to act on; lowercase codes such as connection_required, missing_scopes (with connector and connectUrl), not_in_scope, read_only, data_class_not_allowed, invalid_arguments, or a lowercase API error code. Policy codes: policy_denied, approval_denied, and approval_required with approval {id, status, url, expiresAt}: make the same call again once it is approved. Quota code: rate_limited (with retryAfter) when a project quota or the provider's own limit refused the call. */
         Refusal: {
             code: string;
             message: string;
@@ -1159,6 +1378,14 @@ export interface components {
             issues?: components["schemas"]["Issue"][];
             choices?: components["schemas"]["Choice"][];
             upstream?: components["schemas"]["Upstream"];
+            approval?: {
+                id: string;
+                status: string;
+                url: string;
+                expiresAt: components["schemas"]["Timestamp"];
+            };
+            /** @description With rate_limited: seconds to wait before trying again (the quota's window, or the provider's Retry-After); absent when unknown. */
+            retryAfter?: number;
         };
         JSONRPCRequest: {
             /** @constant */
@@ -1377,6 +1604,136 @@ export interface components {
                 payload: unknown;
             };
         };
+        /** @enum {string} */
+        Decision: "allow" | "ask" | "deny";
+        /** @description One test of an input value at path (dotted member names and array indexes, optionally starting with $.); exactly one of equals, in, regexp, greaterThan, lessThan. not inverts the test. Through an array without an index, the test holds when it holds for any element; a missing value never holds. */
+        PolicyCondition: {
+            path: string;
+            equals?: unknown;
+            in?: unknown[];
+            /** @description RE2 syntax */
+            regexp?: string;
+            greaterThan?: number;
+            lessThan?: number;
+            not?: boolean;
+        };
+        /** @description What the rule matches; every field given must match, an empty match matches every call. */
+        PolicyMatch: {
+            connector?: string;
+            /** @description A tool id, or a prefix ending in *; never matches a raw proxy call. */
+            tool?: string;
+            effect?: components["schemas"]["Effect"];
+            irreversible?: boolean;
+            dataClass?: components["schemas"]["DataClass"];
+            /** @enum {string} */
+            account?: "global" | "user";
+            arguments?: components["schemas"]["PolicyCondition"][];
+        };
+        PolicyRuleInput: {
+            decision: components["schemas"]["Decision"];
+            description?: string;
+            /**
+             * @description Rules of a level are tried by priority (lower first), then oldest first.
+             * @default 1000
+             */
+            priority: number;
+            match?: components["schemas"]["PolicyMatch"];
+            /**
+             * @description Ask rules only: the person at an MCP client that supports elicitation may approve the call in place.
+             * @default true
+             */
+            clientApproval: boolean;
+            /** @description Slug of the MCP endpoint the rule is set on; absent for a project rule. */
+            endpoint?: string;
+        };
+        PolicyRule: {
+            decision: components["schemas"]["Decision"];
+            description?: string;
+            /**
+             * @description Rules of a level are tried by priority (lower first), then oldest first.
+             * @default 1000
+             */
+            priority: number;
+            match: components["schemas"]["PolicyMatch"];
+            /**
+             * @description Ask rules only: the person at an MCP client that supports elicitation may approve the call in place.
+             * @default true
+             */
+            clientApproval: boolean;
+            id: string;
+            /** @enum {string} */
+            level: "project" | "endpoint";
+            endpoint?: string;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A call held by an ask rule. It runs once, with exactly this input, when the same call is made again after approval. */
+        Approval: {
+            id: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "denied" | "used" | "expired";
+            /** @description {base_url}/v1/approvals/:id */
+            url: string;
+            toolId?: string;
+            connectorId: string;
+            /** @description true for a raw proxy call (then input is the request). */
+            proxy?: boolean;
+            userId: string;
+            input: Record<string, unknown>;
+            ruleId?: string;
+            sessionId?: string;
+            endpoint?: string;
+            decidedBy?: string;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** Format: date-time */
+            usedAt: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            expiresAt: components["schemas"]["Timestamp"];
+            /** @description The key the held call was made with. */
+            apiKeyId?: string;
+        };
+        /** @description At most `limit` calls in each fixed window (UTC-aligned minute, hour or day) over the calls the filters match; counted across replicas in the database. */
+        Quota: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            window: "minute" | "hour" | "day";
+            limit: number;
+            /** @description Only this end user's calls; null for every user. */
+            userId: string | null;
+            /** @description Each end user has the whole limit to themselves. */
+            perUser: boolean;
+            /** @description Only calls to this connector (tools and the raw proxy). */
+            connectorId: string | null;
+            /** @description Only this tool, or tools whose id starts with the prefix before a trailing `*`; a raw proxy request is no tool. */
+            toolId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        QuotaRequest: {
+            /** @enum {string} */
+            window: "minute" | "hour" | "day";
+            limit: number;
+            userId?: string;
+            perUser?: boolean;
+            connectorId?: string;
+            toolId?: string;
+        };
+        /** @description What is hidden in tool outputs before they reach a model (docs/redaction.md). */
+        RedactionRules: {
+            /** @description False when the project has no rules. */
+            enabled: boolean;
+            detectors: ("email" | "phone" | "card" | "iban" | "secret")[];
+            patterns: components["schemas"]["RedactionPattern"][];
+            /** @description Also redact the answers of POST /v1/tools/execute and /v1/tools/proxy. */
+            restExecute: boolean;
+        };
+        RedactionPattern: {
+            /** @description Matches become [redacted:<name>]. */
+            name: string;
+            /** @description RE2 syntax; when it has a capturing group, only the first group's text is replaced. */
+            pattern: string;
+        };
     };
     responses: {
         /** @description A JSON-RPC 2.0 response (result or error). */
@@ -1528,6 +1885,25 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description RATE_LIMITED: one of the project's quotas has no call left in its window (docs/quotas.md). */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds until the window that refused the call ends. */
+                "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "RATE_LIMITED",
+                 *         "message": "the limit of 100 calls per hour for each user on github is reached; try again in 1200 seconds"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -2361,11 +2737,23 @@ export interface operations {
                     "application/json": components["schemas"]["AnyData"];
                 };
             };
+            /** @description An ask rule held the call: the pending approval (docs/policies.md). Send the same call again once it is approved. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Approval"];
+                    };
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["Unavailable"];
@@ -2422,11 +2810,23 @@ export interface operations {
                     "application/json": components["schemas"]["AnyData"];
                 };
             };
+            /** @description An ask rule held the call: the pending approval (docs/policies.md). Send the same call again once it is approved. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Approval"];
+                    };
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["Unavailable"];
@@ -3039,7 +3439,7 @@ export interface operations {
                 "application/json": {
                     /** @description https (plain http only to loopback when the operator allows it); every address it resolves to must pass the outbound rules. */
                     url: string;
-                    events?: "trigger.fired"[];
+                    events?: ("trigger.fired" | "approval.requested")[];
                     description?: string;
                 };
             };
@@ -3204,6 +3604,675 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    listPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PolicyRule"][];
+                        defaultDecision: components["schemas"]["Decision"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "ask",
+                 *       "description": "refunds over 100.00 need a person",
+                 *       "match": {
+                 *         "tool": "stripe_create_refund",
+                 *         "arguments": [
+                 *           {
+                 *             "path": "amount",
+                 *             "greaterThan": 10000
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PolicyRuleInput"];
+            };
+        };
+        responses: {
+            /** @description The rule. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PolicyRule"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    setPolicyDefault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "deny"
+                 *     }
+                 */
+                "application/json": {
+                    decision: components["schemas"]["Decision"];
+                };
+            };
+        };
+        responses: {
+            /** @description Set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            defaultDecision: components["schemas"]["Decision"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PolicyRule"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    replacePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyRuleInput"];
+            };
+        };
+        responses: {
+            /** @description The rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PolicyRule"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deletePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IDEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: {
+                status?: "pending" | "approved" | "denied" | "used" | "expired";
+                userId?: string;
+                toolId?: string;
+                limit?: components["parameters"]["Limit"];
+                /** @description The previous page's nextCursor. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Approval"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approval. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Approval"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    approveApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Who decided, for the record. */
+                    approver?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The decided approval. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Approval"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    denyApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Who decided, for the record. */
+                    approver?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The decided approval. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Approval"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getApprovalPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown or spent link. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The approval expired. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    decideApprovalPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    decision: "approve" | "deny";
+                    csrf: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Decided. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Bad form. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Forged or cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown or spent link. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Decided already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The approval expired. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    listQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quotas. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quota"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "window": "hour",
+                 *       "limit": 100,
+                 *       "perUser": true,
+                 *       "connectorId": "github"
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuotaRequest"];
+            };
+        };
+        responses: {
+            /** @description The new quota. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quota"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quota. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quota"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IDEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "window": "day",
+                 *       "limit": 1000
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuotaRequest"];
+            };
+        };
+        responses: {
+            /** @description The quota. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quota"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getRedaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RedactionRules"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    putRedaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "detectors": [
+                 *         "email",
+                 *         "card",
+                 *         "secret"
+                 *       ],
+                 *       "patterns": [
+                 *         {
+                 *           "name": "employee_id",
+                 *           "pattern": "EMP-\\d{6}"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    detectors?: ("email" | "phone" | "card" | "iban" | "secret")[];
+                    patterns?: components["schemas"]["RedactionPattern"][];
+                    restExecute?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The rules now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RedactionRules"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    deleteRedaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RedactionRules"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
     triggerFired: {

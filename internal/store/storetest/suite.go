@@ -27,8 +27,8 @@ func Run(t *testing.T, open Opener) {
 		"Tools_VersionFromKeyKeepsCacheFresh":    testToolVersionCache,
 	}
 	for _, family := range []func() map[string]func(*testing.T, Opener){
-		connectionTests, connectLinkTests, connectOnceTests, webhookTests, triggerTests,
-		endpointTests, projectConnectorTests, projectSettingsTests, sealedTests, execLogTests,
+		connectionTests, connectLinkTests, connectOnceTests, webhookTests, triggerTests, pollTests,
+		endpointTests, projectConnectorTests, projectSettingsTests, sealedTests, execLogTests, policyTests, quotaTests,
 	} {
 		for name, fn := range family() {
 			tests[name] = fn
