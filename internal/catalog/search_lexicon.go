@@ -145,11 +145,11 @@ var connectorHints = map[string][]string{
 // of the catalog is answered "no good match" unless a tool covers it well.
 var foreignApps = setOf("spotify", "uber", "lyft", "instagram", "facebook", "twitter", "tweet", "youtube",
 	"tiktok", "linkedin", "whatsapp", "telegram", "wechat", "snapchat", "pinterest", "reddit", "amazon",
-	"ebay", "etsy", "fedex", "dhl", "usps", "azure", "gcp", "heroku", "vercel", "netlify", "kubernetes",
-	"k8s", "docker", "ec2", "lambda", "rds", "dynamodb", "cloudwatch", "iam", "datadog", "newrelic",
-	"grafana", "splunk", "servicenow", "freshdesk", "helpscout", "workday", "bamboohr", "gusto", "adp",
+	"ebay", "etsy", "fedex", "dhl", "usps", "azure", "gcp", "heroku", "netlify", "kubernetes",
+	"k8s", "docker", "ec2", "lambda", "rds", "dynamodb", "cloudwatch", "iam", "newrelic",
+	"grafana", "splunk", "servicenow", "helpscout", "workday", "bamboohr", "gusto", "adp",
 	"expensify", "concur", "wordpress", "webflow", "wix", "squarespace", "statuspage", "opsgenie",
-	"bitbucket", "circleci", "jenkins", "vimeo", "twitch", "netflix", "doordash", "ubereats", "grubhub",
+	"circleci", "jenkins", "vimeo", "twitch", "netflix", "doordash", "ubereats", "grubhub",
 	"instacart", "airbnb", "expedia", "venmo", "paypal", "coinbase", "robinhood", "docusign", "hellosign",
 	"evernote", "onenote", "powerpoint", "canva", "miro", "loom", "webex", "skype", "ringcentral", "zapier",
 	"ifttt", "alexa", "siri", "tesla", "fitbit", "strava", "postgres", "postgresql", "mysql", "mongodb",
@@ -157,7 +157,7 @@ var foreignApps = setOf("spotify", "uber", "lyft", "instagram", "facebook", "twi
 	"klaviyo", "marketo", "pardot", "activecampaign", "zoho", "freshsales", "gong", "greenhouse", "lever",
 	"wikipedia", "yelp", "opentable", "tripadvisor", "kayak", "booking.com", "imessage", "gitea", "bamboo",
 	"okr", "openai", "chatgpt", "dynamics", "netsuite", "sap", "oracle", "smartsheet", "basecamp", "wrike",
-	"youtrack", "bugsnag", "rollbar", "opsgenie", "zenhub", "typeform", "surveymonkey", "eventbrite")
+	"youtrack", "bugsnag", "rollbar", "opsgenie", "zenhub", "surveymonkey", "eventbrite")
 
 // Verb classes: what a request or a tool does.
 const (

@@ -10,9 +10,9 @@ import (
 // moreSignInConnectors are the built-in OAuth connectors whose sign-in
 // hands over no value beyond the token (or only what the user typed):
 // TestConnect_SignInWholeFlow runs their whole flow.
-var moreSignInConnectors = []string{"box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
+var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
 	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
-	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "zendesk", "zoom"}
+	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -34,6 +34,15 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 	t.Parallel()
 	fake := newSignInFake(t)
 	cases := []signInCase{{
+		// Bitbucket: permissions are ticked on the consumer, not asked for
+		// as scopes; the client in a basic header; two-hour tokens.
+		connector: "bitbucket", authorize: "/bitbucket.org/site/oauth2/authorize",
+		params: map[string]string{"response_type": "code"}, noParams: []string{"scope"},
+		token: "/bitbucket.org/site/oauth2/access_token", identity: "/api.bitbucket.org/2.0/user",
+		tool: "bitbucket_get_repository", input: `{"workspace":"acme","repo_slug":"api"}`,
+		wantPath: "/api.bitbucket.org/2.0/repositories/acme/api",
+		refresh:  "/bitbucket.org/site/oauth2/access_token",
+	}, {
 		// Box: no PKCE, the client in the body, scope root_readwrite.
 		connector: "box", authorize: "/account.box.com/api/oauth2/authorize",
 		params: map[string]string{"response_type": "code", "scope": "root_readwrite"},
@@ -232,6 +241,27 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		params: map[string]string{"scope": "data:read,data:read_write,data:delete"},
 		token:  "/api.todoist.com/oauth/access_token", identity: "/api.todoist.com/api/v1/user",
 		tool: "todoist_get_task", input: `{"task_id":"t1"}`, wantPath: "/api.todoist.com/api/v1/tasks/t1",
+	}, {
+		// Typeform on the newer EU data center: its own OAuth server on
+		// the API host the user typed, the client in the body, the offline
+		// scope for a refresh token.
+		connector: "typeform", typed: `{"host":"api.typeform.eu"}`, authorize: "/api.typeform.eu/oauth/authorize",
+		params: map[string]string{"response_type": "code", "scope": "offline accounts:read forms:read forms:write " +
+			"responses:read responses:write workspaces:read workspaces:write themes:read images:read images:write " +
+			"webhooks:read webhooks:write"},
+		token: "/api.typeform.eu/oauth/token", identity: "/api.typeform.eu/me",
+		stored: map[string]string{"host": "api.typeform.eu"},
+		tool:   "typeform_get_form", input: `{"form_id":"aBcD12"}`, wantPath: "/api.typeform.eu/forms/aBcD12",
+		refresh: "/api.typeform.eu/oauth/token",
+	}, {
+		// Vercel Apps (Sign in with Vercel): PKCE required, OpenID scopes
+		// with offline_access for a refresh token, the client in a basic
+		// header.
+		connector: "vercel", authorize: "/vercel.com/oauth/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "openid email profile offline_access"},
+		token:  "/api.vercel.com/login/oauth/token", identity: "/api.vercel.com/v2/user",
+		tool: "vercel_get_project", input: `{"idOrName":"web"}`, wantPath: "/api.vercel.com/v9/projects/web",
+		refresh: "/api.vercel.com/login/oauth/token",
 	}, {
 		// Zendesk: the subdomain typed, PKCE, and a code exchange as JSON
 		// that names the scope again.
