@@ -16,7 +16,7 @@ func TestAdminOpenAPIExtend_ImportSwitchRemove(t *testing.T) {
 	proj := newProject(t, env)
 	other := newProject(t, env)
 	const file = "../upstream/testdata/github-extension.yaml"
-	const id = "github_actions_re_run_workflow_failed_jobs"
+	const id = "github_actions_approve_workflow_run"
 	code, out, stderr := runCLI(t, env, "admin", "openapi", "import", "--project", proj.ID, "--extends", "github", file, "--json")
 	if code != 0 || !strings.Contains(out, `"tools": 2`) || !strings.Contains(out, id) || !strings.Contains(out, "github_get_authenticated_user has this id") {
 		t.Fatalf("import: %d %s %s", code, out, stderr)

@@ -56,7 +56,7 @@ func TestExtendOpenAPI_CuratedToolsWinAndNewOperationsBecomeTools(t *testing.T) 
 	for _, tl := range ext.Tools {
 		ids = append(ids, tl.ID)
 	}
-	want := []string{"github_actions_delete_actions_cache_by_id", "github_actions_re_run_workflow_failed_jobs"}
+	want := []string{"github_actions_delete_actions_cache_by_id", "github_actions_approve_workflow_run"}
 	if !slices.Equal(ids, want) || rep.Tools != 2 {
 		t.Fatalf("tools %v (report %d), want %v", ids, rep.Tools, want)
 	}
@@ -65,9 +65,9 @@ func TestExtendOpenAPI_CuratedToolsWinAndNewOperationsBecomeTools(t *testing.T) 
 		!strings.Contains(skipped, "github_list_repository_issues calls GET /repos/{}/{}/issues") || len(rep.Skipped) != 2 {
 		t.Fatalf("skipped:\n%s", skipped)
 	}
-	rerun := tool(t, ext, "github_actions_re_run_workflow_failed_jobs")
+	rerun := tool(t, ext, "github_actions_approve_workflow_run")
 	if rerun.Effect != catalog.EffectWrite || rerun.Classification() != catalog.ClassPII || len(rerun.RequiredScopes) != 0 ||
-		rerun.Request.Method != "POST" || rerun.Request.Path != "/repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs" {
+		rerun.Request.Method != "POST" || rerun.Request.Path != "/repos/{owner}/{repo}/actions/runs/{run_id}/approve" {
 		t.Fatalf("rerun: %+v %+v", rerun, rerun.Request)
 	}
 	var in struct {
@@ -105,7 +105,7 @@ func TestExtendOpenAPI_ServerMustBeTheConnectorsHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := tool(t, ext, "github_actions_re_run_workflow_failed_jobs").Request.Path; p != "/repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs" {
+	if p := tool(t, ext, "github_actions_approve_workflow_run").Request.Path; p != "/repos/{owner}/{repo}/actions/runs/{run_id}/approve" {
 		t.Fatalf("path without the check: %s", p)
 	}
 	sub := strings.Replace(string(data), "https://api.github.com", "https://API.github.com/sub/", 1)
@@ -139,7 +139,7 @@ func TestCatalogs_ExtensionJoinsTheBuiltinOnlyInItsProject(t *testing.T) {
 		Origin: catalog.OriginExtension, Definition: def}); err != nil {
 		t.Fatal(err)
 	}
-	const id = "github_actions_re_run_workflow_failed_jobs"
+	const id = "github_actions_approve_workflow_run"
 	tn, err := cats.Load(ctx, p.ID)
 	if err != nil {
 		t.Fatal(err)
