@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -48,39 +47,12 @@ func ExtendOpenAPI(ctx context.Context, data []byte, base *catalog.Connector, o 
 		return nil, rep, err
 	}
 	defaultClass := dataClassOf(doc.Info.Extensions, catalog.ClassPII)
-	components := map[string]*openapi3.SchemaRef{}
-	if doc.Components != nil {
-		components = doc.Components.Schemas
-	}
 	ext := &catalog.Connector{ID: base.ID, Name: base.Name, Origin: catalog.OriginExtension}
-	seen := map[string]bool{}
-	paths := doc.Paths.InMatchingOrder()
-	sort.Strings(paths)
-	for _, path := range paths {
-		item := doc.Paths.Value(path)
-		for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
-			op := item.GetOperation(method)
-			if op == nil {
-				continue
-			}
-			tool, why := operationTool(base.ID, method, path, item, op, components)
-			if tool == nil {
-				rep.Skipped = append(rep.Skipped, method+" "+path+": "+why)
-				continue
-			}
-			tool.Request.Path = prefix + tool.Request.Path
-			tool.DataClassification = dataClassOf(op.Extensions, defaultClass)
-			if clash := catalog.ExtensionClash(base, tool); clash != "" {
-				rep.Skipped = append(rep.Skipped, method+" "+path+" ("+tool.ID+"): "+clash)
-				continue
-			}
-			for n := 2; seen[tool.ID]; n++ {
-				tool.ID = truncateID(strings.TrimSuffix(tool.ID, fmt.Sprintf("_%d", n-1)) + fmt.Sprintf("_%d", n))
-			}
-			seen[tool.ID] = true
-			ext.Tools = append(ext.Tools, tool)
-		}
-	}
+	ext.Tools = documentTools(base.ID, doc, &rep, func(tool *catalog.Tool, op *openapi3.Operation) string {
+		tool.Request.Path = prefix + tool.Request.Path
+		tool.DataClassification = dataClassOf(op.Extensions, defaultClass)
+		return catalog.ExtensionClash(base, tool)
+	})
 	if len(ext.Tools) == 0 {
 		return nil, rep, errors.New("the document has no operation that the connector's curated tools do not already cover")
 	}

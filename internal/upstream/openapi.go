@@ -90,10 +90,28 @@ func ImportOpenAPI(ctx context.Context, data []byte, o ImportOptions) (*catalog.
 		con.Description += " — an imported REST API."
 	}
 	con.AuthMethods = authMethods(doc, &rep)
+	con.Tools = documentTools(con.ID, doc, &rep, nil)
+	if len(con.Tools) == 0 {
+		return nil, rep, errors.New("the document has no operation Switchboard can run")
+	}
+	rep.Tools = len(con.Tools)
+	// Validate now, so nothing is stored half-made.
+	if err := catalog.CheckOwn(con); err != nil {
+		return nil, rep, err
+	}
+	return con, rep, nil
+}
+
+// documentTools makes a tool of every operation of doc, in path order,
+// recording in rep the operations it cannot run. keep, when given, may
+// adjust each tool or refuse it (with the reason for rep). Ids stay unique:
+// a repeated one gets a number.
+func documentTools(connectorID string, doc *openapi3.T, rep *Report, keep func(tool *catalog.Tool, op *openapi3.Operation) (refused string)) []*catalog.Tool {
 	components := map[string]*openapi3.SchemaRef{}
 	if doc.Components != nil {
 		components = doc.Components.Schemas
 	}
+	var tools []*catalog.Tool
 	seen := map[string]bool{}
 	paths := doc.Paths.InMatchingOrder()
 	sort.Strings(paths)
@@ -104,27 +122,25 @@ func ImportOpenAPI(ctx context.Context, data []byte, o ImportOptions) (*catalog.
 			if op == nil {
 				continue
 			}
-			tool, why := operationTool(con.ID, method, path, item, op, components)
+			tool, why := operationTool(connectorID, method, path, item, op, components)
 			if tool == nil {
 				rep.Skipped = append(rep.Skipped, method+" "+path+": "+why)
 				continue
+			}
+			if keep != nil {
+				if why := keep(tool, op); why != "" {
+					rep.Skipped = append(rep.Skipped, method+" "+path+" ("+tool.ID+"): "+why)
+					continue
+				}
 			}
 			for n := 2; seen[tool.ID]; n++ {
 				tool.ID = truncateID(strings.TrimSuffix(tool.ID, fmt.Sprintf("_%d", n-1)) + fmt.Sprintf("_%d", n))
 			}
 			seen[tool.ID] = true
-			con.Tools = append(con.Tools, tool)
+			tools = append(tools, tool)
 		}
 	}
-	if len(con.Tools) == 0 {
-		return nil, rep, errors.New("the document has no operation Switchboard can run")
-	}
-	rep.Tools = len(con.Tools)
-	// Validate now, so nothing is stored half-made.
-	if err := catalog.CheckOwn(con); err != nil {
-		return nil, rep, err
-	}
-	return con, rep, nil
+	return tools
 }
 
 // loadDocument parses and validates an OpenAPI 3.0 or 3.1 document, with
