@@ -29,15 +29,11 @@ func (p *Program) adminQuota(ctx context.Context, verb string, args []string) er
 	if *projectID == "" {
 		return usagef("usage: switchboard admin quota create --project ID --window minute|hour|day --limit N [--user U | --per-user] [--connector C] [--tool T] | list --project ID | update --project ID --window … --limit N QUOTA_ID | delete --project ID QUOTA_ID")
 	}
-	st, err := a.openProject(ctx, *projectID)
+	st, tn, err := a.openTenant(ctx, *projectID)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	tn, err := projectTenant(ctx, st, *projectID)
-	if err != nil {
-		return err
-	}
 	svc := quota.New(st, nil)
 	req := quota.Request{Window: *window, UserID: *user, PerUser: *perUser, ConnectorID: *connector, ToolID: *tool}
 	if *limit != 0 {
@@ -114,15 +110,11 @@ func (p *Program) adminRedaction(ctx context.Context, verb string, args []string
 	if *projectID == "" || len(pos) > 0 {
 		return usagef("usage: switchboard admin redaction show --project ID | set --project ID [--detectors email,card,…] [--pattern NAME=REGEXP]… [--rest-execute] | clear --project ID")
 	}
-	st, err := a.openProject(ctx, *projectID)
+	st, tn, err := a.openTenant(ctx, *projectID)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	tn, err := projectTenant(ctx, st, *projectID)
-	if err != nil {
-		return err
-	}
 	svc := redact.New(st)
 	var rules redact.Rules
 	enabled := true

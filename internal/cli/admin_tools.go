@@ -30,15 +30,11 @@ func (p *Program) adminToolsSwitch(ctx context.Context, args []string, enabled b
 	if *projectID == "" || len(pos) == 0 {
 		return usagef("usage: switchboard admin tools %s --project ID TOOL_ID… (a TOOL_ID may end in *)", verb)
 	}
-	st, err := a.openProject(ctx, *projectID)
+	st, tn, err := a.openTenant(ctx, *projectID)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	tn, err := projectTenant(ctx, st, *projectID)
-	if err != nil {
-		return err
-	}
 	toolIDs, err := expandToolPatterns(tn.Catalog, pos)
 	if err != nil {
 		return err
@@ -51,6 +47,21 @@ func (p *Program) adminToolsSwitch(ctx context.Context, args []string, enabled b
 	}
 	fmt.Fprintf(p.Stdout, "%sd %d tools in project %s\n", verb, len(toolIDs), *projectID)
 	return nil
+}
+
+// openTenant opens the database for an admin command on one project and
+// loads the project's tenant (projectTenant); the caller closes the store.
+func (a *adminCommand) openTenant(ctx context.Context, projectID string) (*store.Store, tenant.Tenant, error) {
+	st, err := a.openProject(ctx, projectID)
+	if err != nil {
+		return nil, tenant.Tenant{}, err
+	}
+	tn, err := projectTenant(ctx, st, projectID)
+	if err != nil {
+		st.Close()
+		return nil, tenant.Tenant{}, err
+	}
+	return st, tn, nil
 }
 
 // projectTenant is the project's tenant, loaded from the database as every
@@ -114,15 +125,11 @@ func (p *Program) adminToolsList(ctx context.Context, args []string) error {
 	if *projectID == "" || len(pos) > 0 {
 		return usagef("usage: switchboard admin tools list --project ID [--disabled] [--json]")
 	}
-	st, err := a.openProject(ctx, *projectID)
+	st, tn, err := a.openTenant(ctx, *projectID)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	tn, err := projectTenant(ctx, st, *projectID)
-	if err != nil {
-		return err
-	}
 	cat := tn.Catalog
 	disabled, err := st.DisabledTools(ctx, *projectID, tn.ToolsVersion)
 	if err != nil {
