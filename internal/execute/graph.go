@@ -30,18 +30,3 @@ func graphUploadContent(tool *catalog.Tool, input map[string]any, base *url.URL)
 	out.Header.Set("Content-Type", ct)
 	return out, nil
 }
-
-// graphListItemFields sends the fields object as the whole body, as
-// Graph's update of a SharePoint list item's fields (PATCH .../fields)
-// takes the column values at the top level.
-func graphListItemFields(tool *catalog.Tool, input map[string]any, base *url.URL) (*outgoing, error) {
-	out, err := buildRequest(tool, input, base)
-	if err != nil {
-		return nil, err
-	}
-	fields, _ := input["fields"].(map[string]any)
-	if fields == nil {
-		fields = map[string]any{}
-	}
-	return withJSONBody(out, fields)
-}

@@ -41,7 +41,7 @@ func TestGraphUpload_RawBytesToTheContentPath(t *testing.T) {
 func TestGraphListItemFields_ColumnValuesAreTheWholeBody(t *testing.T) {
 	t.Parallel()
 	base, _ := url.Parse("https://graph.microsoft.com/v1.0")
-	out, err := graphListItemFields(builtinTool(t, "sharepoint_update_list_item"),
+	out, err := fieldsBody(builtinTool(t, "sharepoint_update_list_item"),
 		map[string]any{"siteId": "s1", "listId": "Equipment", "itemId": "7", "fields": map[string]any{"Status": "Done"}}, base)
 	if err != nil || string(out.Body) != `{"Status":"Done"}` || out.URL.Path != "/v1.0/sites/s1/lists/Equipment/items/7/fields" {
 		t.Fatalf("%v %s %s", err, out.Body, out.URL)

@@ -32,13 +32,13 @@ func builtinHandlers() map[string]Handler {
 		"confluence_update_page":   confluenceUpdatePage,
 		"aws_s3_put_object":        s3PutObject,
 		"aws_s3_create_bucket":     s3CreateBucket,
-		"salesforce_record_fields": salesforceRecordFields,
+		"salesforce_record_fields": fieldsBody,
 		"posthog_capture_event":    posthogCapture,
 		"box_upload_file":          boxUpload,
 		"dropbox_upload_file":      dropboxUpload,
 		"mixpanel_track_event":     mixpanelImport,
 		"graph_upload_content":     graphUploadContent,
-		"graph_list_item_fields":   graphListItemFields,
+		"graph_list_item_fields":   fieldsBody,
 	}
 }
 
@@ -248,8 +248,10 @@ func s3CreateBucket(tool *catalog.Tool, input map[string]any, base *url.URL) (*o
 	return out, nil
 }
 
-// salesforceRecordFields sends the fields object as the whole body.
-func salesforceRecordFields(tool *catalog.Tool, input map[string]any, base *url.URL) (*outgoing, error) {
+// fieldsBody sends the fields object as the whole body: Salesforce's
+// record create and update, and Graph's update of a SharePoint list item's
+// fields (PATCH .../fields), take the values at the top level.
+func fieldsBody(tool *catalog.Tool, input map[string]any, base *url.URL) (*outgoing, error) {
 	out, err := buildRequest(tool, input, base)
 	if err != nil {
 		return nil, err

@@ -122,7 +122,7 @@ func TestJiraWatcherAndSalesforceFieldsBodies(t *testing.T) {
 		t.Fatalf("jira: %v %s", err, out.Body)
 	}
 	sbase, _ := url.Parse("https://acme.my.salesforce.com/services/data/v60.0")
-	out, err = salesforceRecordFields(builtinTool(t, "salesforce_update_record"),
+	out, err = fieldsBody(builtinTool(t, "salesforce_update_record"),
 		map[string]any{"sobject": "Account", "id": "001", "fields": map[string]any{"Name": "Acme"}}, sbase)
 	if err != nil || string(out.Body) != `{"Name":"Acme"}` || out.URL.Path != "/services/data/v60.0/sobjects/Account/001" {
 		t.Fatalf("salesforce: %v %s %s", err, out.Body, out.URL)
