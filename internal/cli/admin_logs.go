@@ -28,6 +28,8 @@ type logRow struct {
 	RequestID      string          `json:"requestId,omitempty"`
 	Input          json.RawMessage `json:"input,omitempty"`
 	Output         json.RawMessage `json:"output,omitempty"`
+	// Policy is the decision of a policy rule or approval behind the call.
+	Policy json.RawMessage `json:"policy,omitempty"`
 }
 
 // adminLogs prints a project's execution log, newest first:
@@ -84,7 +86,7 @@ func (p *Program) adminLogs(ctx context.Context, args []string) error {
 		rows[i] = logRow{ID: r.ID, CreatedAt: r.CreatedAt, UserID: r.UserID, ConnectorID: r.ConnectorID, Tool: r.Tool,
 			ConnectionID: r.ConnectionID, SessionID: r.SessionID, EndpointID: r.EndpointID, APIKeyID: r.APIKeyID,
 			Outcome: r.Outcome, ProviderStatus: r.ProviderStatus, DurationMs: float64(r.TotalMicros) / 1000,
-			ProviderMs: float64(r.ProviderMicros) / 1000, RequestID: r.RequestID, Input: rawJSON(r.Input), Output: rawJSON(r.Output)}
+			ProviderMs: float64(r.ProviderMicros) / 1000, RequestID: r.RequestID, Input: rawJSON(r.Input), Output: rawJSON(r.Output), Policy: rawJSON(r.Policy)}
 	}
 	return printList(p.Stdout, *a.asJSON, rows, "TIME\tUSER\tTOOL\tOUTCOME\tSTATUS\tMS\tPROVIDER MS\tVIA\tREQUEST", func(r logRow) []any {
 		via := "key " + r.APIKeyID

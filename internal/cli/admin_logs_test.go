@@ -20,11 +20,12 @@ func TestAdminLogs_FiltersAndPrintsNewestFirst(t *testing.T) {
 	}
 	base := time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC)
 	input := `{"id":"7"}`
+	decision := `{"decision":"ask","ruleId":"pol_1","level":"project"}`
 	err = st.InsertLogRecords(context.Background(), []store.LogRecord{
 		{ID: store.NewID(), ProjectID: proj.ID, CreatedAt: base, UserID: "ann", ConnectorID: "github", Tool: "github_get_issue",
 			Outcome: "ok", ProviderStatus: 200, TotalMicros: 12345, ProviderMicros: 10000, RequestID: "req-1", Input: &input},
 		{ID: store.NewID(), ProjectID: proj.ID, CreatedAt: base.Add(time.Minute), UserID: "bob", ConnectorID: "github",
-			Tool: "GET /user", Outcome: "UPSTREAM_ERROR", RequestID: "req-2", SessionID: "s-1"},
+			Tool: "GET /user", Outcome: "UPSTREAM_ERROR", RequestID: "req-2", SessionID: "s-1", Policy: &decision},
 		{ID: store.NewID(), ProjectID: "another", CreatedAt: base, UserID: "ann", Tool: "github_get_issue", Outcome: "ok", RequestID: "req-3"},
 	})
 	st.Close()
@@ -43,6 +44,12 @@ func TestAdminLogs_FiltersAndPrintsNewestFirst(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 1 || rows[0]["requestId"] != "req-1" ||
 		rows[0]["durationMs"] != 12.345 || rows[0]["input"].(map[string]any)["id"] != "7" {
 		t.Fatalf("json: %d %s %s", code, out, stderr)
+	}
+	// The decision of a policy rule behind a call is printed with it.
+	code, out, _ = runCLI(t, env, "admin", "logs", "--project", proj.ID, "--user", "bob", "--json")
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 1 || rows[0]["policy"] == nil ||
+		rows[0]["policy"].(map[string]any)["ruleId"] != "pol_1" {
+		t.Fatalf("policy: %d %s", code, out)
 	}
 	for _, args := range [][]string{
 		{"admin", "logs"},
