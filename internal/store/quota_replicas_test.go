@@ -19,18 +19,7 @@ func TestQuota_TwoReplicasCountTogether(t *testing.T) {
 	t.Parallel()
 	url := storetest.PostgresSchemaURL(t)
 	ctx := context.Background()
-	open := func() *store.Store {
-		s, err := store.Open(ctx, url, store.Options{MaxConns: 4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	a, b := open(), open()
-	if _, err := a.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	a, b := openAt(t, url, nil), openAt(t, url, nil)
 	p, _ := a.CreateProject(ctx, "p")
 	const limit = 25
 	shared, err := b.CreateQuota(ctx, store.Quota{ProjectID: p.ID, Period: 86400, Limit: limit})
