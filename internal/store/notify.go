@@ -132,6 +132,11 @@ func (s *Store) listenKeys(ctx context.Context, cfg *pgx.ConnConfig, subscribed 
 				subscribed()
 			}
 		case err == nil:
+			if strings.HasPrefix(n.Payload, "x:") {
+				if ch, ok := s.barriers.LoadAndDelete(n.Payload); ok {
+					close(ch.(chan struct{}))
+				}
+			}
 			s.keys.apply(n.Payload)
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -234,6 +239,7 @@ func (s *Store) watchChanges(ctx context.Context, log *slog.Logger) {
 			last = n
 			s.keys.flush()
 		}
+		s.polls.Add(1)
 		select {
 		case <-ctx.Done():
 			return

@@ -52,6 +52,16 @@ func getSession(t *testing.T, s *store.Store, project, id string) (store.Session
 	return found(t, ss, err)
 }
 
+func warmSession(t *testing.T, s *store.Store, project, id string) {
+	t.Helper()
+	warm(t, s, "the session", func() { getSession(t, s, project, id) }, func() bool { return s.SessionCached(id) })
+}
+
+func warmEndpoint(t *testing.T, s *store.Store, slug string) {
+	t.Helper()
+	warm(t, s, "the endpoint", func() { getEndpoint(t, s, slug) }, func() bool { return s.EndpointCached(slug) })
+}
+
 func getEndpoint(t *testing.T, s *store.Store, slug string) (store.Endpoint, bool) {
 	t.Helper()
 	e, err := s.EndpointBySlug(context.Background(), slug)
@@ -74,6 +84,7 @@ func TestSessionCache_OtherInstanceDeleteSeen(t *testing.T) {
 	if _, ok := getSession(t, p.a, "other-project", silent.ID); ok {
 		t.Fatal("a answers a session for another project")
 	}
+	warmSession(t, p.a, p.project.ID, silent.ID)
 	p.silentlyRecords(t, `DELETE FROM sessions WHERE id = $1`, silent.ID)
 	if _, ok := getSession(t, p.a, p.project.ID, silent.ID); !ok {
 		t.Fatal("a read the session again instead of answering from its cache")
@@ -109,6 +120,7 @@ func TestSessionCache_ExpiredRefusedAtExpiry(t *testing.T) {
 	if _, ok := getSession(t, p.a, p.project.ID, ss.ID); !ok {
 		t.Fatal("a refuses a session that expires in an hour")
 	}
+	warmSession(t, p.a, p.project.ID, ss.ID)
 	p.silentlyRecords(t, `UPDATE sessions SET expires_at = expires_at + 86400000 WHERE id = $1`, ss.ID)
 	p.clock.Advance(time.Hour - time.Millisecond)
 	if _, ok := getSession(t, p.a, p.project.ID, ss.ID); !ok {
@@ -131,6 +143,7 @@ func TestEndpointCache_OtherInstanceUpdateSeen(t *testing.T) {
 	if got, ok := getEndpoint(t, p.a, e.Slug); !ok || got.Mode != "static" || got.ProjectID != p.project.ID {
 		t.Fatalf("a: %+v %v", got, ok)
 	}
+	warmEndpoint(t, p.a, e.Slug)
 	p.silentlyRecords(t, `UPDATE endpoints SET require_user = FALSE WHERE slug = $1`, e.Slug)
 	if got, _ := getEndpoint(t, p.a, e.Slug); !got.RequireUser {
 		t.Fatal("a read the endpoint again instead of answering from its cache")
@@ -192,9 +205,9 @@ func TestSessionCache_ListenerLost(t *testing.T) {
 	})
 	ss, later := p.newSession(t, time.Hour), p.newSession(t, time.Hour)
 	e := p.newEndpoint(t, "lost-"+p.project.ID)
-	getSession(t, p.a, p.project.ID, ss.ID)
-	getSession(t, p.a, p.project.ID, later.ID)
-	getEndpoint(t, p.a, e.Slug)
+	warmSession(t, p.a, p.project.ID, ss.ID)
+	warmSession(t, p.a, p.project.ID, later.ID)
+	warmEndpoint(t, p.a, e.Slug)
 	if p.a.CachedSessions() != 2 || p.a.CachedEndpoints() != 1 {
 		t.Fatalf("a caches %d sessions and %d endpoints, want 2 and 1", p.a.CachedSessions(), p.a.CachedEndpoints())
 	}
@@ -261,8 +274,8 @@ func TestSessionCache_SQLiteSeesOtherProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	getSession(t, a, proj.ID, ss.ID)
-	getEndpoint(t, a, e.Slug)
+	warmSession(t, a, proj.ID, ss.ID)
+	warmEndpoint(t, a, e.Slug)
 	if a.CachedSessions() != 1 || a.CachedEndpoints() != 1 {
 		t.Fatalf("on SQLite a caches %d sessions and %d endpoints, want 1 and 1", a.CachedSessions(), a.CachedEndpoints())
 	}

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -77,6 +78,12 @@ type Store struct {
 	// keyRetry waits before the listener subscribes again (retryKeys;
 	// tests replace it).
 	keyRetry func(ctx context.Context, attempt int) bool
+	// barriers are probe payloads someone waits to hear back on the
+	// listener (payload → chan struct{}, closed when heard), and polls
+	// counts SQLite's change-count reads: with either, a test knows every
+	// change made before it has reached the caches (export_test.go).
+	barriers sync.Map
+	polls    atomic.Uint64
 }
 
 // ParseURL splits a SWITCHBOARD_DATABASE_URL into its dialect and the DSN
