@@ -1,8 +1,9 @@
 // Package switchboard is a Go client for the Switchboard HTTP API
 // (internal/httpapi/openapi.json): connectors and tools, executing tools,
 // connections, sessions and their tools in function-calling shapes,
-// connect links, triggers and webhooks, and verification of the signed
-// trigger.fired deliveries. It uses only the standard library.
+// connect links, triggers and webhooks, policies, approvals, quotas and
+// redaction rules, and verification of the signed trigger.fired
+// deliveries. It uses only the standard library.
 package switchboard
 
 import (
