@@ -106,15 +106,16 @@ func (w *world) quotaAndPolicyAcrossReplicas(t *testing.T) {
 		Data struct{ ID string } `json:"data"`
 	}
 	w.api.must(201, "POST", r[0].base()+"/v1/policies", map[string]any{"decision": "deny", "match": map[string]any{"tool": w.itemsFn}}).decode(t, &rule)
-	denied := w.answeredWithin(t, body, 403, "POLICY_DENIED", time.Now())
+	denied, staleDeny := w.answeredWithin(t, body, 403, "POLICY_DENIED", time.Now())
 	// A raised limit through another replica, then the rule removed
 	// through a third: every replica runs the call again.
 	w.api.must(200, "PATCH", r[2].base()+"/v1/quotas/"+q.Data.ID, map[string]any{"window": "minute", "limit": 1000})
 	w.api.must(200, "DELETE", r[1].base()+"/v1/policies/"+rule.Data.ID, nil)
-	allowed := w.answeredWithin(t, body, 200, "", time.Now())
+	allowed, staleAllow := w.answeredWithin(t, body, 200, "", time.Now())
 	w.api.must(200, "DELETE", r[0].base()+"/v1/quotas/"+q.Data.ID, nil)
-	t.Logf("policy: a deny rule made on %s refused on all 3 within %v; the limit raised on %s and the rule removed on %s, all 3 ran the call within %v (bound %v)",
-		r[0].name, denied.Round(time.Millisecond), r[2].name, r[1].name, allowed.Round(time.Millisecond), changeBound)
+	t.Logf("policy: after a deny rule made on %s, answers of the old policy before 403 POLICY_DENIED: %v (all 3 done %v later); "+
+		"after the limit raised on %s and the rule removed on %s, answers of the old before 200: %v (all 3 done %v later; bound %v)",
+		r[0].name, staleDeny, denied.Round(time.Millisecond), r[2].name, r[1].name, staleAllow, allowed.Round(time.Millisecond), changeBound)
 }
 
 // changeBound is how long after a policy or quota change has committed a
@@ -125,8 +126,9 @@ const changeBound = revokeBound
 
 // answeredWithin executes body on each replica until it answers status
 // with code, failing past changeBound after since, and returns the
-// longest wait.
-func (w *world) answeredWithin(t *testing.T, body []byte, status int, code string, since time.Time) (slowest time.Duration) {
+// longest wait and the answers seen before, by replica.
+func (w *world) answeredWithin(t *testing.T, body []byte, status int, code string, since time.Time) (slowest time.Duration, stale map[string]int) {
+	stale = map[string]int{}
 	t.Helper()
 	for _, r := range w.c.replicas {
 		for {
@@ -139,8 +141,9 @@ func (w *world) answeredWithin(t *testing.T, body []byte, status int, code strin
 			if took > changeBound {
 				t.Fatalf("%s still answers %d %s %v after the change, want %d %s", r.name, a.status, a.body, took, status, code)
 			}
+			stale[fmt.Sprintf("%s %d %s", r.name, a.status, a.code())]++
 			time.Sleep(time.Millisecond)
 		}
 	}
-	return slowest
+	return slowest, stale
 }
