@@ -142,6 +142,11 @@ type API struct {
 	// with every tool and proxy request, when tracing is on. Off unless the
 	// provider documents that it accepts the header.
 	PropagateTrace bool `yaml:"propagateTrace" json:"propagateTrace,omitempty"`
+	// Omit lists dotted paths of fields removed from every JSON answer of
+	// the raw proxy, as a tool's request.omit does for its answers: fields
+	// in which the API hands back a credential (Twilio's account
+	// auth_token). With it, the proxy refuses answers that are not JSON.
+	Omit []string `yaml:"omit" json:"omit,omitempty"`
 }
 
 // TransportSSE marks an MCP server that speaks only the HTTP+SSE transport

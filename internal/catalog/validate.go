@@ -60,6 +60,14 @@ func (v *validator) connector(c *Connector) {
 	if c.Popularity < 0 {
 		v.add("popularity", "must be a positive rank, or left out")
 	}
+	for i, o := range c.API.Omit {
+		if !dottedPath(o) {
+			v.add(fmt.Sprintf("api.omit[%d]", i), "%q is not a dotted path of a field", o)
+		}
+	}
+	if len(c.API.Omit) > 0 && !c.API.Proxy {
+		v.add("api.omit", "applies to the raw proxy, which this connector does not accept (api.proxy is false)")
+	}
 	switch c.Verification {
 	case "":
 		c.Verification = "unverified"

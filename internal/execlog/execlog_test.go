@@ -233,3 +233,21 @@ func TestPolicy_StoredAsJSONOnlyWhenSet(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactor_JSONInAString: a string value holding a JSON object (a body
+// the provider echoed back as text) has its secret-named and configured
+// fields redacted as that object's own would be; other strings stay.
+func TestRedactor_JSONInAString(t *testing.T) {
+	t.Parallel()
+	r := newRedactor([]string{"ssn"}, nil)
+	got := r.encode(map[string]any{
+		"body":  `{"password":"pw-1","ssn":"123-45-6789","title":"visible","items":[{"apiKey":"k-1"}]}`,
+		"list":  `[{"token":"t-1"}]`,
+		"plain": "{not json}",
+	}, DefaultMaxPayload)
+	want := `{"body":"{\"items\":[{\"apiKey\":\"[redacted]\"}],\"password\":\"[redacted]\",\"ssn\":\"[redacted]\",\"title\":\"visible\"}",` +
+		`"list":"[{\"token\":\"[redacted]\"}]","plain":"{not json}"}`
+	if got == nil || *got != want {
+		t.Fatalf("encoded %v\nwant    %s", *got, want)
+	}
+}

@@ -124,8 +124,31 @@ func (r redactor) walk(v any) any {
 				return Redacted
 			}
 		}
+		return r.walkEmbedded(x)
 	}
 	return v
+}
+
+// walkEmbedded redacts a string that holds a JSON object or array (a body
+// an API echoes back as text, a form field carrying JSON) as that JSON, so
+// that its secret-named fields are redacted too; any other string is
+// returned as it is.
+func (r redactor) walkEmbedded(s string) string {
+	t := strings.TrimSpace(s)
+	if len(t) < 2 || (t[0] != '{' || t[len(t)-1] != '}') && (t[0] != '[' || t[len(t)-1] != ']') {
+		return s
+	}
+	d := json.NewDecoder(strings.NewReader(t))
+	d.UseNumber()
+	var tree any
+	if d.Decode(&tree) != nil || d.More() {
+		return s
+	}
+	raw, err := marshal(r.walk(tree))
+	if err != nil {
+		return s
+	}
+	return string(raw)
 }
 
 // marshal encodes v without HTML escaping, so that credential values are

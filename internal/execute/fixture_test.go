@@ -148,6 +148,14 @@ func (f *fakeProvider) serve(w http.ResponseWriter, r *http.Request) {
 		target, _ := f.redirects.Load(name)
 		w.Header().Set("Location", target.(string))
 		w.WriteHeader(atoi(status))
+	case r.URL.Path == "/api/echo":
+		// An API that hands credentials back: the caller's own key, and an
+		// account's token (as Twilio's account resource does).
+		_ = json.NewEncoder(w).Encode(map[string]any{"sent": r.Header.Get("X-Api-Key"), "auth_token": "tok-account-1",
+			"accounts": []any{map[string]any{"sid": "AC1", "auth_token": "tok-account-2"}}, "name": "main"})
+	case r.URL.Path == "/api/echo.xml":
+		w.Header().Set("Content-Type", "application/xml")
+		_, _ = io.WriteString(w, "<Account><AuthToken>tok-account-1</AuthToken></Account>")
 	case r.URL.Path == "/api/graphql":
 		if strings.Contains(string(body), `"id":"missing"`) {
 			_, _ = io.WriteString(w, `{"data":null,"errors":[{"message":"not found"}]}`)

@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -135,6 +136,14 @@ func (e *Executor) proxyTo(ctx context.Context, t tenant.Tenant, con *catalog.Co
 		return nil, err
 	}
 	e.used.touch(conn.ID, e.now())
+	if len(con.API.Omit) > 0 && len(resp.Body) > 0 {
+		v, ok := omitFields(con, resp.Body)
+		if !ok {
+			return nil, apierr.New(apierr.UpstreamError, "%s answered with %s, which the proxy does not pass on for this connector: "+
+				"its answers may carry credentials that only JSON answers can be cleared of; ask for JSON", con.ID, cmp.Or(resp.ContentType, "an unreadable body"))
+		}
+		return v, nil
+	}
 	return proxyBody(resp), nil
 }
 

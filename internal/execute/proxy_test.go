@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -196,5 +197,55 @@ func TestExecute_PrivateNetworkOpenedToOneConnectorOnly(t *testing.T) {
 		if !c.ok {
 			wantCode(t, err, apierr.ForbiddenEndpoint, 403)
 		}
+	}
+}
+
+// TestProxy_CredentialsInAnswersNeverReachTheCaller: a provider answer
+// that echoes the account's own key has it replaced with [redacted], and
+// a connector's api.omit fields (an account's token) are dropped from
+// JSON answers, while an answer of another type, which cannot be cleared
+// of them, is refused.
+func TestProxy_CredentialsInAnswersNeverReachTheCaller(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.connect("u1", map[string]any{"type": "api_key", "apiKey": "k-secret-value"})
+	call := func(endpoint string) (any, error) {
+		return e.exec.Proxy(context.Background(), e.tenant(), ProxyCall{ConnectorID: "acme", UserID: "u1", Method: "GET", Endpoint: endpoint})
+	}
+	got, err := call("/echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	if strings.Contains(string(b), "k-secret-value") || !strings.Contains(string(b), `"sent":"Key [redacted]"`) ||
+		!strings.Contains(string(b), "tok-account-1") {
+		t.Fatalf("without omit rules: %s", b)
+	}
+
+	con, _ := e.cat.Connector("acme")
+	con.API.Omit = []string{"auth_token", "accounts.auth_token"}
+	got, err = call("/echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(got)
+	if strings.Contains(string(b), "tok-account") || !strings.Contains(string(b), `"sid":"AC1"`) || !strings.Contains(string(b), `"name":"main"`) {
+		t.Fatalf("with omit rules: %s", b)
+	}
+	_, err = call("/echo.xml")
+	wantCode(t, err, apierr.UpstreamError, 502)
+	if strings.Contains(err.Error(), "tok-account") {
+		t.Fatalf("the refusal carries the token: %v", err)
+	}
+}
+
+func TestScrubSecrets_NoAllocationWithoutSecrets(t *testing.T) {
+	cred := account.Credential{APIKey: "key-0123456789", Fields: map[string]string{"region": "us"}}
+	body := []byte(`{"region":"us","items":[1,2,3],"owner":{"login":"ann"}}`)
+	if n := testing.AllocsPerRun(100, func() { scrubSecrets(body, cred) }); n != 0 {
+		t.Fatalf("scrubSecrets allocates %v times for an answer without secrets", n)
+	}
+	if got := string(scrubSecrets([]byte(`{"k":"key-0123456789","r":"us"}`), cred)); got != `{"k":"[redacted]","r":"us"}` {
+		t.Fatalf("scrubbed %s", got)
 	}
 }

@@ -109,6 +109,9 @@ func (e *Executor) sendOnce(ctx context.Context, out *outgoing, conn store.Conne
 		out.secrets = append(out.secrets, used.Secrets()...)
 	}
 	r, err := e.do(ctx, req, out, con)
+	if r != nil {
+		r.Body = scrubSecrets(r.Body, used)
+	}
 	return r, used, err
 }
 
