@@ -286,8 +286,12 @@ func (l *Log) Queued() int {
 // Run loads the payload settings, then writes queued records in batches
 // (when a batch is full, or every interval) until ctx ends, and then
 // writes what is left. Close order: the listeners stop first, so no call
-// adds records after Run returns.
+// adds records after Run returns. A nil Log (the log turned off) returns
+// at once.
 func (l *Log) Run(ctx context.Context) {
+	if l == nil {
+		return
+	}
 	l.LoadSettings(ctx)
 	tick := time.NewTicker(l.interval)
 	defer tick.Stop()
