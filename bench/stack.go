@@ -155,6 +155,8 @@ type stackOptions struct {
 	// metrics turns on serve's Prometheus listener, as an operator who
 	// scrapes it runs serve.
 	metrics bool
+	// execLogOff runs serve with SWITCHBOARD_EXECUTION_LOG=off.
+	execLogOff bool
 }
 
 // newStack makes a database, provisions it with the admin commands and
@@ -185,6 +187,9 @@ func (f *fixture) newStack(name string, o stackOptions) (*stack, error) {
 			return nil, err
 		}
 		env = append(env, "SWITCHBOARD_METRICS_ADDR="+addr)
+	}
+	if o.execLogOff {
+		env = append(env, "SWITCHBOARD_EXECUTION_LOG=off")
 	}
 	srv, err := newServer(f.bin, dir, env)
 	if err != nil {
