@@ -84,26 +84,26 @@ func (m measurer) run(paths []path) []Result {
 
 // Report is everything one run found, as written to the JSON file.
 type Report struct {
-	Date        string       `json:"date"`
-	Database    string       `json:"database"`
-	GoVersion   string       `json:"goVersion"`
-	CPUs        int          `json:"cpus"`
-	CPUModel    string       `json:"cpuModel"`
-	LoadBefore  string       `json:"loadAverageBefore"`
-	LoadAfter   string       `json:"loadAverageAfter"`
-	Passes      int          `json:"passes"`
-	Metrics     bool         `json:"metricsOn"`
-	Levels      []int        `json:"concurrency"`
-	Results     []Result     `json:"results"`
-	Ingress     *Ingress     `json:"ingress,omitempty"`
-	Memory      MemoryFigure `json:"memory"`
-	Log         LogFigure    `json:"log"`
-	Scale       []ScaleStage `json:"scale,omitempty"`
-	Resolution  *Resolution  `json:"resolution,omitempty"`
+	Date       string       `json:"date"`
+	Database   string       `json:"database"`
+	GoVersion  string       `json:"goVersion"`
+	CPUs       int          `json:"cpus"`
+	CPUModel   string       `json:"cpuModel"`
+	LoadBefore string       `json:"loadAverageBefore"`
+	LoadAfter  string       `json:"loadAverageAfter"`
+	Passes     int          `json:"passes"`
+	Metrics    bool         `json:"metricsOn"`
+	Levels     []int        `json:"concurrency"`
+	Results    []Result     `json:"results"`
+	Ingress    *Ingress     `json:"ingress,omitempty"`
+	Memory     MemoryFigure `json:"memory"`
+	Log        LogFigure    `json:"log"`
+	Scale      []ScaleStage `json:"scale,omitempty"`
+	Resolution *Resolution  `json:"resolution,omitempty"`
 	// Observability is the -observability-compare run.
 	Observability *Observability `json:"observability,omitempty"`
-	Budgets     []Budget     `json:"budgets"`
-	BudgetsHeld bool         `json:"budgetsEnforced"`
+	Budgets       []Budget       `json:"budgets"`
+	BudgetsHeld   bool           `json:"budgetsEnforced"`
 }
 
 // MemoryFigure is a serve process's resident memory in KiB: once healthy
