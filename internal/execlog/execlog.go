@@ -74,6 +74,25 @@ type Entry struct {
 	// secrets are the values of the account's credential, redacted
 	// wherever they appear in a payload.
 	secrets []string
+	// id is the record's id, made by RecordID when something names the
+	// record before it is written (an approval's deliveries); the writer
+	// gives every other record its id. open is set by Log.Open: a log
+	// will take the entry.
+	id   string
+	open bool
+}
+
+// RecordID returns the id the entry's record will have, making it on the
+// first call. It is "" for a nil entry and for one no log opened (the log
+// is off), so that nothing names a record that will never exist.
+func (e *Entry) RecordID() string {
+	if e == nil || !e.open {
+		return ""
+	}
+	if e.id == "" {
+		e.id = store.NewID()
+	}
+	return e.id
 }
 
 // Decision is a policy decision as the log stores it (JSON, the shape GET
@@ -223,6 +242,17 @@ func New(o Options) *Log {
 	empty := map[string][]string{}
 	l.payloads.Store(&empty)
 	return l
+}
+
+// Open readies an entry the entry path started for this log: it says
+// whether the project stores payloads (Payloads) and lets RecordID name the
+// record. On a nil Log (the log off) the entry stays closed.
+func (l *Log) Open(e *Entry) {
+	if l == nil || e == nil {
+		return
+	}
+	e.open = true
+	e.Payloads = l.Payloads(e.ProjectID)
 }
 
 // Payloads reports whether a project stores inputs and outputs. It reads
@@ -379,8 +409,12 @@ func (l *Log) write(ctx context.Context, entries []Entry) {
 	settings := *l.payloads.Load()
 	rows := make([]store.LogRecord, len(entries))
 	for i, e := range entries {
+		id := e.id
+		if id == "" {
+			id = store.NewID()
+		}
 		rows[i] = store.LogRecord{
-			ID: store.NewID(), ProjectID: e.ProjectID, CreatedAt: e.at, UserID: cut(e.UserID, 256),
+			ID: id, ProjectID: e.ProjectID, CreatedAt: e.at, UserID: cut(e.UserID, 256),
 			ConnectorID: cut(e.ConnectorID, 200), Tool: cut(e.Tool, maxTool), ConnectionID: e.ConnectionID,
 			SessionID: e.SessionID, EndpointID: e.EndpointID, APIKeyID: e.APIKeyID, Outcome: cut(e.Outcome, 64),
 			ProviderStatus: e.ProviderStatus, TotalMicros: e.Total.Microseconds(),

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/logging"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
@@ -99,7 +100,12 @@ func (s *Service) create(ctx context.Context, t tenant.Tenant, c Call, v Verdict
 		// Only a call made in a session or endpoint has a client to ask.
 		a.ClientOK = v.Rule.ClientApproval() && c.SessionID != ""
 	}
-	ids, err := s.store.CreateApproval(ctx, a, EventApprovalRequested, func() ([]byte, error) {
+	// The deliveries name the held call: its log record and its request.
+	cause := store.EventCause{RequestID: logging.RequestID(ctx)}
+	if c.Log != nil {
+		cause.LogID = c.Log.RecordID()
+	}
+	ids, err := s.store.CreateApproval(ctx, a, EventApprovalRequested, cause, func() ([]byte, error) {
 		return json.Marshal(Event{Type: EventApprovalRequested, ID: "evt_" + store.NewID(), Timestamp: now,
 			Data: EventData{Approval: s.View(a), DecisionURL: s.webURL + "/approvals/" + tok}})
 	})

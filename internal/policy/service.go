@@ -126,6 +126,16 @@ type Call struct {
 	// SessionRules are the session's own rules.
 	SessionRules []*Rule
 	APIKeyID     string
+	// Log is the call's execution log record (nil without one); an
+	// approval.requested delivery names it.
+	Log LogRecord
+}
+
+// LogRecord is a call's execution log record as a policy decision knows
+// it: its id, made only when something names the record ("" when the log
+// is off).
+type LogRecord interface {
+	RecordID() string
 }
 
 // Record is a decision as the execution log shows it.
