@@ -176,7 +176,9 @@ func testTriggerFireConcurrent(t *testing.T, open Opener) {
 	}
 
 	for i := range n {
-		wg.Go(func() { _, errs[i] = f.s.FireTrigger(ctx, f.trigger, "same-digest", "trigger.fired", store.EventCause{}, payload) })
+		wg.Go(func() {
+			_, errs[i] = f.s.FireTrigger(ctx, f.trigger, "same-digest", "trigger.fired", store.EventCause{}, payload)
+		})
 	}
 	wg.Wait()
 	ok := 0
