@@ -233,3 +233,61 @@ func TestPolicy_StoredAsJSONOnlyWhenSet(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordID_NamesTheRecordBeforeItIsWritten: an entry a log opened gets
+// an id on demand, the same every time, and its record is written under
+// it; an entry no log opened (the log off) and a nil entry have none; a
+// nil Log's Run returns at once.
+func TestRecordID_NamesTheRecordBeforeItIsWritten(t *testing.T) {
+	t.Parallel()
+	st := storetest.OpenSQLite(t, nil)
+	l := New(Options{Store: st})
+	e := Origin{Start: time.Now()}.Entry("p", "u")
+	if e.RecordID() != "" {
+		t.Fatal("an entry no log opened has an id")
+	}
+	l.Open(&e)
+	id := e.RecordID()
+	if id == "" || e.RecordID() != id {
+		t.Fatalf("ids %q, %q", id, e.RecordID())
+	}
+	l.Add(&e)
+	plain := Origin{Start: time.Now()}.Entry("p", "u2")
+	l.Open(&plain)
+	l.Add(&plain)
+	l.Flush(context.Background())
+	rs := records(t, st, "p")
+	if len(rs) != 2 {
+		t.Fatalf("records %+v", rs)
+	}
+	named := 0
+	for _, r := range rs {
+		if r.ID == "" {
+			t.Fatal("a record without an id")
+		}
+		if r.ID == id {
+			named++
+		}
+	}
+	if named != 1 {
+		t.Fatalf("no record under %s: %+v", id, rs)
+	}
+
+	var off *Log
+	closed := Origin{Start: time.Now()}.Entry("p", "u")
+	off.Open(&closed)
+	if closed.RecordID() != "" || closed.Payloads {
+		t.Fatal("an entry of a nil log has an id")
+	}
+	var none *Entry
+	if none.RecordID() != "" {
+		t.Fatal("a nil entry has an id")
+	}
+	done := make(chan struct{})
+	go func() { off.Run(context.Background()); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a nil Log's Run did not return")
+	}
+}
