@@ -74,23 +74,30 @@ type Entry struct {
 	// secrets are the values of the account's credential, redacted
 	// wherever they appear in a payload.
 	secrets []string
-	// id is the record's id, made by RecordID when something names the
-	// record before it is written (an approval's deliveries); the writer
-	// gives every other record its id. open is set by Log.Open: a log
-	// will take the entry.
+	// id is the record's id when something named the record before it
+	// was written (an approval's deliveries, SetID); the writer gives every
+	// other record its id. open is set by Log.Open: a log will write the
+	// entry.
 	id   string
 	open bool
 }
 
-// RecordID returns the id the entry's record will have, making it on the
-// first call. It is "" for a nil entry and for one no log opened (the log
-// is off), so that nothing names a record that will never exist.
-func (e *Entry) RecordID() string {
-	if e == nil || !e.open {
-		return ""
+// Logged reports whether a log will write the entry's record, so that
+// something may name it (false for a nil entry and when the log is off).
+func (e *Entry) Logged() bool { return e != nil && e.open }
+
+// SetID gives the record the id something already named it by; it does
+// nothing for an entry no log will write.
+func (e *Entry) SetID(id string) {
+	if e.Logged() {
+		e.id = id
 	}
-	if e.id == "" {
-		e.id = store.NewID()
+}
+
+// ID is the id SetID gave the record, or "".
+func (e *Entry) ID() string {
+	if e == nil {
+		return ""
 	}
 	return e.id
 }

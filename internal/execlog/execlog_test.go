@@ -234,22 +234,27 @@ func TestPolicy_StoredAsJSONOnlyWhenSet(t *testing.T) {
 	}
 }
 
-// TestRecordID_NamesTheRecordBeforeItIsWritten: an entry a log opened gets
-// an id on demand, the same every time, and its record is written under
-// it; an entry no log opened (the log off) and a nil entry have none; a
-// nil Log's Run returns at once.
-func TestRecordID_NamesTheRecordBeforeItIsWritten(t *testing.T) {
+// TestSetID_NamesTheRecordBeforeItIsWritten: an entry a log opened can be
+// given the id something named its record by, and is written under it; an
+// entry no log opened (the log off) and a nil entry take none; a nil Log's
+// Run returns at once.
+func TestSetID_NamesTheRecordBeforeItIsWritten(t *testing.T) {
 	t.Parallel()
 	st := storetest.OpenSQLite(t, nil)
 	l := New(Options{Store: st})
 	e := Origin{Start: time.Now()}.Entry("p", "u")
-	if e.RecordID() != "" {
-		t.Fatal("an entry no log opened has an id")
+	if e.Logged() {
+		t.Fatal("an entry no log opened is logged")
+	}
+	e.SetID("early")
+	if e.ID() != "" {
+		t.Fatal("an entry no log opened took an id")
 	}
 	l.Open(&e)
-	id := e.RecordID()
-	if id == "" || e.RecordID() != id {
-		t.Fatalf("ids %q, %q", id, e.RecordID())
+	id := store.NewID()
+	e.SetID(id)
+	if !e.Logged() || e.ID() != id {
+		t.Fatalf("logged %v, id %q", e.Logged(), e.ID())
 	}
 	l.Add(&e)
 	plain := Origin{Start: time.Now()}.Entry("p", "u2")
@@ -276,12 +281,13 @@ func TestRecordID_NamesTheRecordBeforeItIsWritten(t *testing.T) {
 	var off *Log
 	closed := Origin{Start: time.Now()}.Entry("p", "u")
 	off.Open(&closed)
-	if closed.RecordID() != "" || closed.Payloads {
-		t.Fatal("an entry of a nil log has an id")
+	if closed.Logged() || closed.Payloads {
+		t.Fatal("an entry of a nil log is logged")
 	}
 	var none *Entry
-	if none.RecordID() != "" {
-		t.Fatal("a nil entry has an id")
+	none.SetID("x")
+	if none.Logged() || none.ID() != "" {
+		t.Fatal("a nil entry is logged")
 	}
 	done := make(chan struct{})
 	go func() { off.Run(context.Background()); close(done) }()

@@ -39,12 +39,12 @@ func (e *Executor) enforce(ctx context.Context, t tenant.Tenant, pc PolicyContex
 	if e.policies == nil {
 		return nil
 	}
-	c := policy.Call{Subject: sub, UserID: userID, Endpoint: pc.Endpoint,
-		SessionID: pc.SessionID, SessionRules: pc.SessionRules, APIKeyID: pc.APIKeyID}
-	if rec != nil {
-		c.Log = rec // an approval's deliveries name the call's record
+	d, err := e.policies.Check(ctx, t, policy.Call{Subject: sub, UserID: userID, Endpoint: pc.Endpoint,
+		SessionID: pc.SessionID, SessionRules: pc.SessionRules, APIKeyID: pc.APIKeyID, Logged: rec.Logged()})
+	// The deliveries of an approval this call asked for name its record.
+	if d.LogID != "" {
+		rec.SetID(d.LogID)
 	}
-	d, err := e.policies.Check(ctx, t, c)
 	if pc.Decision != nil {
 		*pc.Decision = d
 	}

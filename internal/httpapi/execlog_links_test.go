@@ -25,7 +25,8 @@ func (f *fixture) deliveriesOf(t *testing.T, hookID string) []map[string]any {
 // log record (list and single), and each delivery names the record and the
 // request; a trigger.fired delivery names the trigger, the event (the id
 // its receiver gets) and the provider's delivery id; a call that caused
-// nothing lists no deliveries.
+// nothing lists no deliveries; with the log off a held call's delivery
+// names its request and no record.
 func TestExecLog_LinksToWebhookDeliveries(t *testing.T) {
 	t.Parallel()
 	onBothDatabases(t, func(t *testing.T, f *fixture) {
@@ -82,6 +83,21 @@ func TestExecLog_LinksToWebhookDeliveries(t *testing.T) {
 		}
 		if plain, _ := logs["plain"]["deliveries"].([]any); plain == nil || len(plain) != 0 {
 			t.Fatalf("a call that caused nothing: %v", logs["plain"])
+		}
+
+		// With the log off, a held call's delivery names its request only.
+		f.srv.execlog = nil
+		if r := f.logCall(t, "POST", "/v1/tools/execute", `{"toolId":"delta_create_task","userId":"u1","input":{"title":"c"}}`, "held-off"); r.status != http.StatusAccepted {
+			t.Fatalf("held call, log off: %d %s", r.status, r.body)
+		}
+		var off map[string]any
+		for _, d := range f.deliveriesOf(t, hookID) {
+			if d["requestId"] == "held-off" {
+				off = d
+			}
+		}
+		if off == nil || off["logId"] != nil {
+			t.Fatalf("log off: delivery %v", off)
 		}
 
 		// A trigger fired by a GitHub-style delivery with its id.
