@@ -46,6 +46,9 @@ type measurer struct {
 	n      int
 	warm   int
 	passes int
+	// alternate measures every other pass in reverse path order, so that
+	// no path always follows the same one.
+	alternate bool
 }
 
 // run warms each path up at each level, then measures -passes passes,
@@ -57,8 +60,13 @@ func (m measurer) run(paths []path) []Result {
 		}
 	}
 	passes := make([][]Pass, len(paths)*len(m.levels))
-	for range m.passes {
-		for i, p := range paths {
+	for pass := range m.passes {
+		for o := range paths {
+			i := o
+			if m.alternate && pass%2 == 1 {
+				i = len(paths) - 1 - o
+			}
+			p := paths[i]
 			for j, c := range m.levels {
 				k := i*len(m.levels) + j
 				passes[k] = append(passes[k], measure(m.fx.client, p, m.n, c))
@@ -76,24 +84,26 @@ func (m measurer) run(paths []path) []Result {
 
 // Report is everything one run found, as written to the JSON file.
 type Report struct {
-	Date        string       `json:"date"`
-	Database    string       `json:"database"`
-	GoVersion   string       `json:"goVersion"`
-	CPUs        int          `json:"cpus"`
-	CPUModel    string       `json:"cpuModel"`
-	LoadBefore  string       `json:"loadAverageBefore"`
-	LoadAfter   string       `json:"loadAverageAfter"`
-	Passes      int          `json:"passes"`
-	Metrics     bool         `json:"metricsOn"`
-	Levels      []int        `json:"concurrency"`
-	Results     []Result     `json:"results"`
-	Ingress     *Ingress     `json:"ingress,omitempty"`
-	Memory      MemoryFigure `json:"memory"`
-	Log         LogFigure    `json:"log"`
-	Scale       []ScaleStage `json:"scale,omitempty"`
-	Resolution  *Resolution  `json:"resolution,omitempty"`
-	Budgets     []Budget     `json:"budgets"`
-	BudgetsHeld bool         `json:"budgetsEnforced"`
+	Date       string       `json:"date"`
+	Database   string       `json:"database"`
+	GoVersion  string       `json:"goVersion"`
+	CPUs       int          `json:"cpus"`
+	CPUModel   string       `json:"cpuModel"`
+	LoadBefore string       `json:"loadAverageBefore"`
+	LoadAfter  string       `json:"loadAverageAfter"`
+	Passes     int          `json:"passes"`
+	Metrics    bool         `json:"metricsOn"`
+	Levels     []int        `json:"concurrency"`
+	Results    []Result     `json:"results"`
+	Ingress    *Ingress     `json:"ingress,omitempty"`
+	Memory     MemoryFigure `json:"memory"`
+	Log        LogFigure    `json:"log"`
+	Scale      []ScaleStage `json:"scale,omitempty"`
+	Resolution *Resolution  `json:"resolution,omitempty"`
+	// Observability is the -observability-compare run.
+	Observability *Observability `json:"observability,omitempty"`
+	Budgets       []Budget       `json:"budgets"`
+	BudgetsHeld   bool           `json:"budgetsEnforced"`
 }
 
 // MemoryFigure is a serve process's resident memory in KiB: once healthy
@@ -136,6 +146,7 @@ func run() int {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the bench process (clients, fake provider, bare proxy) here")
 	grow := flag.Int("grow", 0, "also measure tools/list and search_actions on a second serve whose catalog holds the built-in one this many times over (3), as the catalog grows")
 	metrics := flag.Bool("metrics", true, "run the main serve with its Prometheus listener on (SWITCHBOARD_METRICS_ADDR), as a monitored deployment runs")
+	compare := flag.Bool("observability-compare", false, "instead of the main run: execute and proxy overhead, p50 at c=1, of a serve with the execution log and metrics on against one with both off, interleaved in the same run")
 	flag.Parse()
 
 	rep := Report{Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Database: dbName(*pg), GoVersion: runtime.Version(),
@@ -153,6 +164,9 @@ func run() int {
 	defer fx.close()
 	n0 := *n
 	m := measurer{fx: fx, levels: rep.Levels, n: n0, warm: *warm, passes: rep.Passes}
+	if *compare {
+		return runCompare(fx, m, rep, *jsonOut, *mdOut)
+	}
 	// Each trigger takes at most 600 events a minute: enough triggers for
 	// every event of the run at 500 each.
 	triggers := (max(*warm, 4**conc)+n0*rep.Passes)/ingressPerTrigger + 2
@@ -345,4 +359,34 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return dst.Close()
+}
+
+// runCompare is the -observability-compare run: the two stacks of
+// observability.go and nothing else.
+func runCompare(fx *fixture, m measurer, rep Report, jsonOut, mdOut string) int {
+	m.alternate = true
+	rep.Levels, rep.Metrics = []int{1}, false
+	o, err := fx.runObservability(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: observability comparison:", err)
+		return 1
+	}
+	rep.Observability, rep.Results = o, o.Results
+	rep.LoadAfter = loadAverage()
+	rep.Budgets = observabilityBudgets(o)
+	printReport(os.Stdout, rep)
+	if jsonOut != "" {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(jsonOut, b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+	}
+	if mdOut != "" {
+		if err := writeMarkdown(mdOut, rep); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+	}
+	return verdict(rep)
 }

@@ -20,6 +20,9 @@ func printReport(w io.Writer, rep Report) {
 		}
 		tw.Flush()
 	}
+	if rep.Observability != nil {
+		printObservability(w, rep.Observability)
+	}
 	if in := rep.Ingress; in != nil {
 		fmt.Fprintf(w, "\ntrigger ingress -> delivered webhook at c=%d: %.0f events/s; %d events a pass, %d failed posts, %d lost\n",
 			in.Concurrency, in.EventsPerSecond, in.Events, in.Failed, in.Lost)
@@ -32,9 +35,12 @@ func printReport(w io.Writer, rep Report) {
 		}
 		tw.Flush()
 	}
-	fmt.Fprintf(w, "\nserve RSS: %.1f MiB idle, %.1f MiB most sampled under load, %.1f MiB peak (VmHWM)\n",
-		mib(rep.Memory.IdleKiB), mib(rep.Memory.MaxKiB), mib(rep.Memory.PeakHWMKiB))
-	fmt.Fprintf(w, "serve log: %s (%d lines, %.1f MiB)\n\n", rep.Log.Path, rep.Log.Lines, float64(rep.Log.Bytes)/(1<<20))
+	if rep.Observability == nil {
+		fmt.Fprintf(w, "\nserve RSS: %.1f MiB idle, %.1f MiB most sampled under load, %.1f MiB peak (VmHWM)\n",
+			mib(rep.Memory.IdleKiB), mib(rep.Memory.MaxKiB), mib(rep.Memory.PeakHWMKiB))
+		fmt.Fprintf(w, "serve log: %s (%d lines, %.1f MiB)\n", rep.Log.Path, rep.Log.Lines, float64(rep.Log.Bytes)/(1<<20))
+	}
+	fmt.Fprintln(w)
 	for _, b := range rep.Budgets {
 		fmt.Fprintln(w, b)
 	}
@@ -46,6 +52,9 @@ func mib(kib int64) float64 { return float64(kib) / 1024 }
 // its database.
 func markdown(rep Report) string {
 	var b strings.Builder
+	if rep.Observability != nil {
+		return compareMarkdown(&b, rep)
+	}
 	fmt.Fprintf(&b, "### %s, %s\n\n", map[string]string{"sqlite": "SQLite", "postgres": "PostgreSQL"}[rep.Database], rep.Date)
 	fmt.Fprintf(&b, "%d CPUs (%s), %s; medians of %d interleaved passes of %d requests; load average %s before the run, %s after; serve's metrics listener %s, execution log on.\n\n",
 		rep.CPUs, rep.CPUModel, rep.GoVersion, rep.Passes, firstRequests(rep), rep.LoadBefore, rep.LoadAfter, onOff(rep.Metrics))
@@ -76,8 +85,23 @@ func markdown(rep Report) string {
 		fmt.Fprintf(&b, " With %d connections and %d sessions: %.1f MiB idle, %.1f MiB peak.", st.Connections, st.Sessions, mib(st.Memory.IdleKiB), mib(st.Memory.PeakHWMKiB))
 	}
 	fmt.Fprintf(&b, " Its log (JSON, one line per request) wrote %d lines, %.1f MiB.\n\n", rep.Log.Lines, float64(rep.Log.Bytes)/(1<<20))
+	budgetTable(&b, rep.Budgets)
+	return b.String()
+}
+
+// compareMarkdown renders an -observability-compare run.
+func compareMarkdown(b *strings.Builder, rep Report) string {
+	fmt.Fprintf(b, "### %s, %s: execution log and metrics, on against off\n\n", map[string]string{"sqlite": "SQLite", "postgres": "PostgreSQL"}[rep.Database], rep.Date)
+	fmt.Fprintf(b, "%d CPUs (%s), %s; medians of %d passes; load average %s before the run, %s after.\n\n",
+		rep.CPUs, rep.CPUModel, rep.GoVersion, rep.Passes, rep.LoadBefore, rep.LoadAfter)
+	observabilityMarkdown(b, rep.Observability)
+	budgetTable(b, rep.Budgets)
+	return b.String()
+}
+
+func budgetTable(b *strings.Builder, budgets []Budget) {
 	b.WriteString("| budget | measured | limit | |\n|---|--:|--:|---|\n")
-	for _, bd := range rep.Budgets {
+	for _, bd := range budgets {
 		op, verdict := "≥", "met"
 		if bd.Max {
 			op = "≤"
@@ -85,9 +109,8 @@ func markdown(rep Report) string {
 		if !bd.Met {
 			verdict = "**missed**"
 		}
-		fmt.Fprintf(&b, "| %s | %.3f%s | %s %g%s | %s |\n", bd.Name, bd.Value, bd.Unit, op, bd.Limit, bd.Unit, verdict)
+		fmt.Fprintf(b, "| %s | %.3f%s | %s %g%s | %s |\n", bd.Name, bd.Value, bd.Unit, op, bd.Limit, bd.Unit, verdict)
 	}
-	return b.String()
 }
 
 func firstRequests(rep Report) int {
@@ -105,7 +128,11 @@ func firstRequests(rep Report) int {
 // writeMarkdown replaces the section between the database's markers in
 // file (or appends it with its markers when there is none).
 func writeMarkdown(file string, rep Report) error {
-	begin, end := "<!-- bench:"+rep.Database+" -->", "<!-- /bench:"+rep.Database+" -->"
+	key := rep.Database
+	if rep.Observability != nil {
+		key += "-observability" // a section of its own
+	}
+	begin, end := "<!-- bench:"+key+" -->", "<!-- /bench:"+key+" -->"
 	old, err := os.ReadFile(file)
 	if err != nil && !os.IsNotExist(err) {
 		return err

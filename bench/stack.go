@@ -158,6 +158,8 @@ type stackOptions struct {
 	// grow, above 1, imports that many copies of the built-in catalog in
 	// all (grow.go).
 	grow int
+	// execLogOff runs serve with SWITCHBOARD_EXECUTION_LOG=off.
+	execLogOff bool
 }
 
 // newStack makes a database, provisions it with the admin commands and
@@ -188,6 +190,9 @@ func (f *fixture) newStack(name string, o stackOptions) (*stack, error) {
 			return nil, err
 		}
 		env = append(env, "SWITCHBOARD_METRICS_ADDR="+addr)
+	}
+	if o.execLogOff {
+		env = append(env, "SWITCHBOARD_EXECUTION_LOG=off")
 	}
 	srv, err := newServer(f.bin, dir, env)
 	if err != nil {

@@ -116,7 +116,8 @@ type App struct {
 	Worker    *webhook.Worker
 	Poller    *trigger.Poller
 	Refresher *upstream.Refresher
-	// ExecLog is the execution log's queue and writer, run under Run.
+	// ExecLog is the execution log's queue and writer, run under Run; nil
+	// when the configuration turns the log off.
 	ExecLog *execlog.Log
 	// Quotas admits calls by the projects' quotas; Redact holds their
 	// redaction rules (its Set.JSON redacts what a log stores).
@@ -216,7 +217,13 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	a.Catalogs = upstream.NewCatalogs(cat, st)
 	lo := o.ExecLog
 	lo.Store, lo.Logger, lo.Now = st, log, o.Now
-	a.ExecLog = execlog.New(lo)
+	if cfg.ExecutionLogOff {
+		// SWITCHBOARD_EXECUTION_LOG=off: a nil log queues nothing; what is
+		// stored stays readable (GET /v1/logs) and is still pruned.
+		log.Info("execution log off: tool calls are not recorded")
+	} else {
+		a.ExecLog = execlog.New(lo)
+	}
 	a.Metrics.ExecutionLogDrops(a.ExecLog.Dropped)
 	a.Accounts = account.NewService(st, ring)
 	a.Quotas = quota.New(st, o.Now)

@@ -74,6 +74,7 @@ var adminGroups = []adminGroup{
 		{"create", "--project ID --url URL [--description …] [--json]", "register a webhook (its secret is shown once)", webhookVerb("create")},
 		{"list", "--project ID [--json]", "list webhooks", webhookVerb("list")},
 		{"delete", "--project ID WEBHOOK_ID", "delete a webhook", webhookVerb("delete")},
+		{"deliveries", "--project ID WEBHOOK_ID [--json]", "a webhook's recent deliveries and what caused them", webhookVerb("deliveries")},
 	}},
 	{name: "policy", summary: "policy rules (allow, ask, deny) and the project's default decision", commands: []adminVerb{
 		{"list", "--project ID [--json]", "list the rules in the order they are tried", policyVerb("list")},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -30,6 +31,17 @@ type logRow struct {
 	Output         json.RawMessage `json:"output,omitempty"`
 	// Policy is the decision of a policy rule or approval behind the call.
 	Policy json.RawMessage `json:"policy,omitempty"`
+	// Deliveries are the webhook deliveries the call caused.
+	Deliveries []logDelivery `json:"deliveries"`
+}
+
+// logDelivery is a delivery a call caused, as GET /v1/logs lists it.
+type logDelivery struct {
+	ID        string    `json:"id"`
+	WebhookID string    `json:"webhookId"`
+	Event     string    `json:"event"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"createdAt"`
 }
 
 // adminLogs prints a project's execution log, newest first:
@@ -81,14 +93,26 @@ func (p *Program) adminLogs(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	ids := make([]string, len(records))
+	for i, r := range records {
+		ids[i] = r.ID
+	}
+	caused, err := st.DeliveriesCausedBy(ctx, *projectID, ids)
+	if err != nil {
+		return err
+	}
 	rows := make([]logRow, len(records))
 	for i, r := range records {
 		rows[i] = logRow{ID: r.ID, CreatedAt: r.CreatedAt, UserID: r.UserID, ConnectorID: r.ConnectorID, Tool: r.Tool,
 			ConnectionID: r.ConnectionID, SessionID: r.SessionID, EndpointID: r.EndpointID, APIKeyID: r.APIKeyID,
 			Outcome: r.Outcome, ProviderStatus: r.ProviderStatus, DurationMs: float64(r.TotalMicros) / 1000,
-			ProviderMs: float64(r.ProviderMicros) / 1000, RequestID: r.RequestID, Input: rawJSON(r.Input), Output: rawJSON(r.Output), Policy: rawJSON(r.Policy)}
+			ProviderMs: float64(r.ProviderMicros) / 1000, RequestID: r.RequestID, Input: rawJSON(r.Input), Output: rawJSON(r.Output), Policy: rawJSON(r.Policy),
+			Deliveries: []logDelivery{}}
+		for _, d := range caused[r.ID] {
+			rows[i].Deliveries = append(rows[i].Deliveries, logDelivery{ID: d.ID, WebhookID: d.WebhookID, Event: d.EventType, Status: d.Status, CreatedAt: d.CreatedAt})
+		}
 	}
-	return printList(p.Stdout, *a.asJSON, rows, "TIME\tUSER\tTOOL\tOUTCOME\tSTATUS\tMS\tPROVIDER MS\tVIA\tREQUEST", func(r logRow) []any {
+	return printList(p.Stdout, *a.asJSON, rows, "TIME\tUSER\tTOOL\tOUTCOME\tSTATUS\tMS\tPROVIDER MS\tVIA\tREQUEST\tDELIVERIES", func(r logRow) []any {
 		via := "key " + r.APIKeyID
 		switch {
 		case r.SessionID != "":
@@ -100,8 +124,18 @@ func (p *Program) adminLogs(ctx context.Context, args []string) error {
 		if r.ProviderStatus != 0 {
 			status = strconv.Itoa(r.ProviderStatus)
 		}
+		// The deliveries the call caused, as "event id" (admin webhook
+		// deliveries shows their attempts).
+		caused := "-"
+		if len(r.Deliveries) > 0 {
+			parts := make([]string, len(r.Deliveries))
+			for i, d := range r.Deliveries {
+				parts[i] = d.Event + " " + d.ID
+			}
+			caused = strings.Join(parts, ", ")
+		}
 		return []any{r.CreatedAt.Format(time.RFC3339Nano), r.UserID, r.Tool, r.Outcome, status,
-			strconv.FormatFloat(r.DurationMs, 'f', 3, 64), strconv.FormatFloat(r.ProviderMs, 'f', 3, 64), via, r.RequestID}
+			strconv.FormatFloat(r.DurationMs, 'f', 3, 64), strconv.FormatFloat(r.ProviderMs, 'f', 3, 64), via, r.RequestID, caused}
 	})
 }
 

@@ -79,3 +79,69 @@ func TestAdminProjectSet_LogPayloadsAndRedactedNames(t *testing.T) {
 		t.Fatalf("payloads off: %s", out)
 	}
 }
+
+// TestAdminLogs_ShowsTheDeliveriesACallCaused: a record lists the
+// approval.requested delivery of its held call (table and JSON), and
+// `admin webhook deliveries` names the record and request it came from.
+func TestAdminLogs_ShowsTheDeliveriesACallCaused(t *testing.T) {
+	t.Parallel()
+	env := dbEnv(t)
+	proj := newProject(t, env)
+	ctx := context.Background()
+	st, err := store.Open(ctx, env["SWITCHBOARD_DATABASE_URL"], store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logID := store.NewID()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	hook, err := st.CreateWebhook(ctx, store.Webhook{ID: store.NewID(), ProjectID: proj.ID, URL: "https://hooks.example.com/a",
+		Events: []string{"approval.requested"}, Secret: []byte("sealed")})
+	if err == nil {
+		err = st.InsertLogRecords(ctx, []store.LogRecord{
+			{ID: logID, ProjectID: proj.ID, CreatedAt: now, UserID: "ann", Tool: "github_create_issue", Outcome: "APPROVAL_REQUIRED", RequestID: "req-held"},
+			{ID: store.NewID(), ProjectID: proj.ID, CreatedAt: now.Add(-time.Minute), UserID: "ann", Tool: "github_get_issue", Outcome: "ok", RequestID: "req-plain"},
+		})
+	}
+	var ids []string
+	if err == nil {
+		a := store.Approval{ID: store.NewID(), ProjectID: proj.ID, ToolKey: "github_create_issue", UserID: "ann", Input: []byte(`{}`),
+			InputHash: "h", Status: store.ApprovalPending, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+		ids, err = st.CreateApproval(ctx, a, "approval.requested", store.EventCause{LogID: logID, RequestID: "req-held"},
+			func() ([]byte, error) { return []byte(`{}`), nil })
+	}
+	st.Close()
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("setup: %v %v", ids, err)
+	}
+
+	code, out, stderr := runCLI(t, env, "admin", "logs", "--project", proj.ID)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 3 || !strings.Contains(lines[0], "DELIVERIES") || !strings.Contains(lines[1], "approval.requested "+ids[0]) ||
+		strings.Contains(lines[2], ids[0]) {
+		t.Fatalf("table: %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr = runCLI(t, env, "admin", "logs", "--project", proj.ID, "--json")
+	var rows []struct {
+		RequestID  string `json:"requestId"`
+		Deliveries []struct {
+			ID        string `json:"id"`
+			WebhookID string `json:"webhookId"`
+		} `json:"deliveries"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 2 || len(rows[0].Deliveries) != 1 ||
+		rows[0].Deliveries[0].ID != ids[0] || rows[0].Deliveries[0].WebhookID != hook.ID || rows[1].Deliveries == nil || len(rows[1].Deliveries) != 0 {
+		t.Fatalf("json: %d %s %s", code, out, stderr)
+	}
+	code, out, stderr = runCLI(t, env, "admin", "webhook", "deliveries", "--project", proj.ID, hook.ID, "--json")
+	var ds []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &ds) != nil || len(ds) != 1 || ds[0]["logId"] != logID || ds[0]["requestId"] != "req-held" {
+		t.Fatalf("webhook deliveries: %d %s %s", code, out, stderr)
+	}
+	code, out, _ = runCLI(t, env, "admin", "webhook", "deliveries", "--project", proj.ID, hook.ID)
+	if code != 0 || !strings.Contains(out, "log "+logID+" request req-held") {
+		t.Fatalf("webhook deliveries table: %d %s", code, out)
+	}
+	if code, _, _ := runCLI(t, env, "admin", "webhook", "deliveries", "--project", proj.ID); code != exitUsage {
+		t.Fatalf("no webhook id: exit %d", code)
+	}
+}

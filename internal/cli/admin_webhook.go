@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/app"
 	"github.com/switchboard-gw/switchboard/internal/webhook"
@@ -64,6 +65,11 @@ func (p *Program) adminWebhook(ctx context.Context, verb string, args []string) 
 		return printList(p.Stdout, *a.asJSON, rows, "ID\tURL\tDISABLED", func(r row) []any {
 			return []any{r.ID, r.URL, r.Disabled}
 		})
+	case "deliveries":
+		if len(pos) != 1 {
+			return usagef("usage: switchboard admin webhook deliveries --project ID WEBHOOK_ID")
+		}
+		return p.printDeliveries(ctx, svc, *projectID, pos[0], *a.asJSON)
 	case "delete":
 		if len(pos) != 1 {
 			return usagef("usage: switchboard admin webhook delete --project ID WEBHOOK_ID")
@@ -78,4 +84,59 @@ func (p *Program) adminWebhook(ctx context.Context, verb string, args []string) 
 		return nil
 	}
 	return usagef("unknown webhook command %q", verb)
+}
+
+// deliveryRow is one delivery as `admin webhook deliveries` prints it (the
+// fields of GET /v1/webhooks/:id/deliveries that say what happened and
+// what caused it).
+type deliveryRow struct {
+	ID              string     `json:"id"`
+	Event           string     `json:"event"`
+	Status          string     `json:"status"`
+	Attempts        int        `json:"attempts"`
+	LastStatus      *int       `json:"lastResponseStatus"`
+	LastError       string     `json:"lastError,omitempty"`
+	CreatedAt       time.Time  `json:"createdAt"`
+	LastAttemptAt   *time.Time `json:"lastAttemptAt"`
+	LogID           string     `json:"logId,omitempty"`
+	RequestID       string     `json:"requestId,omitempty"`
+	TriggerID       string     `json:"triggerId,omitempty"`
+	EventID         string     `json:"eventId,omitempty"`
+	ProviderEventID string     `json:"providerEventId,omitempty"`
+}
+
+// printDeliveries prints a webhook's recent deliveries, newest first, with
+// what caused each: the log record and request of a held call, or the
+// trigger and event of a firing.
+func (p *Program) printDeliveries(ctx context.Context, svc *webhook.Service, projectID, hookID string, asJSON bool) error {
+	list, err := svc.Deliveries(ctx, projectID, hookID)
+	if err != nil {
+		return err
+	}
+	rows := make([]deliveryRow, len(list))
+	for i, d := range list {
+		rows[i] = deliveryRow{ID: d.ID, Event: d.EventType, Status: d.Status, Attempts: d.Attempts, LastStatus: d.LastStatus,
+			LastError: d.LastError, CreatedAt: d.CreatedAt, LastAttemptAt: d.LastAttemptAt, LogID: d.Cause.LogID,
+			RequestID: d.Cause.RequestID, TriggerID: d.Cause.TriggerID, EventID: d.Cause.EventID, ProviderEventID: d.Cause.ProviderEventID}
+	}
+	return printList(p.Stdout, asJSON, rows, "TIME\tID\tEVENT\tSTATUS\tATTEMPTS\tCAUSE", func(r deliveryRow) []any {
+		cause := "-"
+		switch {
+		case r.LogID != "" || r.RequestID != "":
+			cause = "log " + orDash(r.LogID) + " request " + orDash(r.RequestID)
+		case r.TriggerID != "":
+			cause = "trigger " + r.TriggerID + " event " + r.EventID
+			if r.ProviderEventID != "" {
+				cause += " provider " + r.ProviderEventID
+			}
+		}
+		return []any{r.CreatedAt.Format(time.RFC3339), r.ID, r.Event, r.Status, r.Attempts, cause}
+	})
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

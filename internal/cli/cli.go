@@ -68,7 +68,7 @@ Usage:
   switchboard admin endpoint create --project ID --slug SLUG [--connectors …] [--actions …] [--mode tools|meta]
       [--read-only] [--max-data-class …] [--require-user] [--allow-global-accounts]
   switchboard admin endpoint list --project ID | update --slug SLUG … | delete SLUG
-  switchboard admin webhook create --project ID --url URL [--description …] | list --project ID | delete --project ID ID
+  switchboard admin webhook create --project ID --url URL [--description …] | list --project ID | delete --project ID ID | deliveries --project ID ID
   switchboard admin openapi import --project ID --id my_api FILE_OR_URL [--base-url …] [--name …] [--category …]
   switchboard admin openapi import --project ID --extends github FILE_OR_URL [--base-url-check=false]
   switchboard admin openapi remove --project ID (--extends github | --id my_api)

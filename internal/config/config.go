@@ -62,6 +62,9 @@ type Config struct {
 	WebhooksAllowHTTPLoopback bool
 	// LogRetention is how long execution log records are kept.
 	LogRetention time.Duration
+	// ExecutionLogOff turns the execution log off: no tool call is queued
+	// or written; what is stored stays readable and is still pruned.
+	ExecutionLogOff bool
 	// MetricsAddr is the listen address of the Prometheus metrics
 	// (GET /metrics); empty means no metrics at all.
 	MetricsAddr string
@@ -80,7 +83,7 @@ type option struct {
 // raw holds every setting as text until it is checked.
 type raw struct {
 	Config
-	shutdown, maxBody, webhooksHTTP, bodyRead, dbConns, logRetention, otel string
+	shutdown, maxBody, webhooksHTTP, bodyRead, dbConns, logRetention, execLog, otel string
 }
 
 var options = []option{
@@ -103,6 +106,7 @@ var options = []option{
 	{"database-max-conns", "SWITCHBOARD_DATABASE_MAX_CONNS", "", "most database connections this process opens: the PostgreSQL pool (default 20; max_connections must cover every replica's) or the SQLite read pool (default: CPUs, at least 4)", func(c *raw) *string { return &c.dbConns }},
 	{"body-read-timeout", "SWITCHBOARD_BODY_READ_TIMEOUT", "30s", "how long a request body may take to arrive before the request is cut off", func(c *raw) *string { return &c.bodyRead }},
 	{"log-retention", "SWITCHBOARD_LOG_RETENTION", "30d", "how long execution log records are kept: days (30d) or a duration (720h), at least 1h", func(c *raw) *string { return &c.logRetention }},
+	{"execution-log", "SWITCHBOARD_EXECUTION_LOG", "on", "record every tool call in the execution log: on or off (off queues nothing; GET /v1/logs still answers with what is stored)", func(c *raw) *string { return &c.execLog }},
 	{"metrics-addr", "SWITCHBOARD_METRICS_ADDR", "", "listen address of Prometheus metrics at GET /metrics (off when empty; keep it off the public network)", func(c *raw) *string { return &c.MetricsAddr }},
 	{"otel", "SWITCHBOARD_OTEL", "false", "export OpenTelemetry traces over OTLP/HTTP, configured by the standard OTEL_* variables (also on when OTEL_EXPORTER_OTLP_ENDPOINT is set)", func(c *raw) *string { return &c.otel }},
 }
@@ -171,6 +175,13 @@ func Bind(fs *flag.FlagSet, getenv func(string) string, skip ...string) (cfg *Co
 			problems = append(problems, fmt.Sprintf("log retention %q must be days such as 30d or a duration of at least 1h", r.logRetention))
 		}
 		cfg.LogRetention = lr
+		switch r.execLog {
+		case "on":
+		case "off":
+			cfg.ExecutionLogOff = true
+		default:
+			problems = append(problems, fmt.Sprintf("execution log %q must be on or off", r.execLog))
+		}
 		n, err := strconv.ParseInt(r.maxBody, 10, 64)
 		if err != nil || n < 1024 || n > 64<<20 {
 			problems = append(problems, fmt.Sprintf("max body bytes %q must be a number from 1024 to 67108864", r.maxBody))

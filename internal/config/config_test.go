@@ -185,3 +185,22 @@ func TestTelemetrySettings(t *testing.T) {
 		}
 	}
 }
+
+func TestExecutionLogSetting(t *testing.T) {
+	t.Parallel()
+	if cfg, err := load(t, nil); err != nil || cfg.ExecutionLogOff {
+		t.Fatalf("default: %v off %v; want on", err, cfg.ExecutionLogOff)
+	}
+	if cfg, err := load(t, map[string]string{"SWITCHBOARD_EXECUTION_LOG": "off"}); err != nil || !cfg.ExecutionLogOff {
+		t.Fatalf("off: %v off %v", err, cfg.ExecutionLogOff)
+	}
+	// The flag wins over the variable.
+	if cfg, err := load(t, map[string]string{"SWITCHBOARD_EXECUTION_LOG": "off"}, "--execution-log", "on"); err != nil || cfg.ExecutionLogOff {
+		t.Fatalf("flag on: %v off %v", err, cfg.ExecutionLogOff)
+	}
+	for _, bad := range []string{"yes", "false", "OFF"} {
+		if _, err := load(t, map[string]string{"SWITCHBOARD_EXECUTION_LOG": bad}); err == nil || !strings.Contains(err.Error(), "execution log") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

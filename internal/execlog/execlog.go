@@ -74,6 +74,32 @@ type Entry struct {
 	// secrets are the values of the account's credential, redacted
 	// wherever they appear in a payload.
 	secrets []string
+	// id is the record's id when something named the record before it
+	// was written (an approval's deliveries, SetID); the writer gives every
+	// other record its id. open is set by Log.Open: a log will write the
+	// entry.
+	id   string
+	open bool
+}
+
+// Logged reports whether a log will write the entry's record, so that
+// something may name it (false for a nil entry and when the log is off).
+func (e *Entry) Logged() bool { return e != nil && e.open }
+
+// SetID gives the record the id something already named it by; it does
+// nothing for an entry no log will write.
+func (e *Entry) SetID(id string) {
+	if e.Logged() {
+		e.id = id
+	}
+}
+
+// ID is the id SetID gave the record, or "".
+func (e *Entry) ID() string {
+	if e == nil {
+		return ""
+	}
+	return e.id
 }
 
 // Decision is a policy decision as the log stores it (JSON, the shape GET
@@ -225,6 +251,17 @@ func New(o Options) *Log {
 	return l
 }
 
+// Open readies an entry the entry path started for this log: it says
+// whether the project stores payloads (Payloads) and lets RecordID name the
+// record. On a nil Log (the log off) the entry stays closed.
+func (l *Log) Open(e *Entry) {
+	if l == nil || e == nil {
+		return
+	}
+	e.open = true
+	e.Payloads = l.Payloads(e.ProjectID)
+}
+
 // Payloads reports whether a project stores inputs and outputs. It reads
 // what the writer last loaded (every Options.Settings), with no query.
 func (l *Log) Payloads(projectID string) bool {
@@ -286,8 +323,12 @@ func (l *Log) Queued() int {
 // Run loads the payload settings, then writes queued records in batches
 // (when a batch is full, or every interval) until ctx ends, and then
 // writes what is left. Close order: the listeners stop first, so no call
-// adds records after Run returns.
+// adds records after Run returns. A nil Log (the log turned off) returns
+// at once.
 func (l *Log) Run(ctx context.Context) {
+	if l == nil {
+		return
+	}
 	l.LoadSettings(ctx)
 	tick := time.NewTicker(l.interval)
 	defer tick.Stop()
@@ -375,8 +416,12 @@ func (l *Log) write(ctx context.Context, entries []Entry) {
 	settings := *l.payloads.Load()
 	rows := make([]store.LogRecord, len(entries))
 	for i, e := range entries {
+		id := e.id
+		if id == "" {
+			id = store.NewID()
+		}
 		rows[i] = store.LogRecord{
-			ID: store.NewID(), ProjectID: e.ProjectID, CreatedAt: e.at, UserID: cut(e.UserID, 256),
+			ID: id, ProjectID: e.ProjectID, CreatedAt: e.at, UserID: cut(e.UserID, 256),
 			ConnectorID: cut(e.ConnectorID, 200), Tool: cut(e.Tool, maxTool), ConnectionID: e.ConnectionID,
 			SessionID: e.SessionID, EndpointID: e.EndpointID, APIKeyID: e.APIKeyID, Outcome: cut(e.Outcome, 64),
 			ProviderStatus: e.ProviderStatus, TotalMicros: e.Total.Microseconds(),

@@ -251,3 +251,67 @@ func TestRedactor_JSONInAString(t *testing.T) {
 		t.Fatalf("encoded %v\nwant    %s", *got, want)
 	}
 }
+
+// TestSetID_NamesTheRecordBeforeItIsWritten: an entry a log opened can be
+// given the id something named its record by, and is written under it; an
+// entry no log opened (the log off) and a nil entry take none; a nil Log's
+// Run returns at once.
+func TestSetID_NamesTheRecordBeforeItIsWritten(t *testing.T) {
+	t.Parallel()
+	st := storetest.OpenSQLite(t, nil)
+	l := New(Options{Store: st})
+	e := Origin{Start: time.Now()}.Entry("p", "u")
+	if e.Logged() {
+		t.Fatal("an entry no log opened is logged")
+	}
+	e.SetID("early")
+	if e.ID() != "" {
+		t.Fatal("an entry no log opened took an id")
+	}
+	l.Open(&e)
+	id := store.NewID()
+	e.SetID(id)
+	if !e.Logged() || e.ID() != id {
+		t.Fatalf("logged %v, id %q", e.Logged(), e.ID())
+	}
+	l.Add(&e)
+	plain := Origin{Start: time.Now()}.Entry("p", "u2")
+	l.Open(&plain)
+	l.Add(&plain)
+	l.Flush(context.Background())
+	rs := records(t, st, "p")
+	if len(rs) != 2 {
+		t.Fatalf("records %+v", rs)
+	}
+	named := 0
+	for _, r := range rs {
+		if r.ID == "" {
+			t.Fatal("a record without an id")
+		}
+		if r.ID == id {
+			named++
+		}
+	}
+	if named != 1 {
+		t.Fatalf("no record under %s: %+v", id, rs)
+	}
+
+	var off *Log
+	closed := Origin{Start: time.Now()}.Entry("p", "u")
+	off.Open(&closed)
+	if closed.Logged() || closed.Payloads {
+		t.Fatal("an entry of a nil log is logged")
+	}
+	var none *Entry
+	none.SetID("x")
+	if none.Logged() || none.ID() != "" {
+		t.Fatal("a nil entry is logged")
+	}
+	done := make(chan struct{})
+	go func() { off.Run(context.Background()); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a nil Log's Run did not return")
+	}
+}

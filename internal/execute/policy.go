@@ -40,7 +40,11 @@ func (e *Executor) enforce(ctx context.Context, t tenant.Tenant, pc PolicyContex
 		return nil
 	}
 	d, err := e.policies.Check(ctx, t, policy.Call{Subject: sub, UserID: userID, Endpoint: pc.Endpoint,
-		SessionID: pc.SessionID, SessionRules: pc.SessionRules, APIKeyID: pc.APIKeyID})
+		SessionID: pc.SessionID, SessionRules: pc.SessionRules, APIKeyID: pc.APIKeyID, Logged: rec.Logged()})
+	// The deliveries of an approval this call asked for name its record.
+	if d.LogID != "" {
+		rec.SetID(d.LogID)
+	}
 	if pc.Decision != nil {
 		*pc.Decision = d
 	}

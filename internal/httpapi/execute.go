@@ -29,7 +29,7 @@ func (s *Server) handleExecute(w http.ResponseWriter, r *http.Request) error {
 	tn := tenantOf(r)
 	rec := origin(r).Entry(tn.ProjectID, userID)
 	rec.Tool = body.ToolID
-	if rec.Payloads = s.execlog.Payloads(tn.ProjectID); rec.Payloads {
+	if s.execlog.Open(&rec); rec.Payloads {
 		rec.Input = body.Input
 	}
 	call := execute.Call{
@@ -73,7 +73,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) error {
 	tn := tenantOf(r)
 	rec := origin(r).Entry(tn.ProjectID, body.UserID)
 	rec.ConnectorID = body.ConnectorID
-	if rec.Payloads = s.execlog.Payloads(tn.ProjectID); rec.Payloads {
+	if s.execlog.Open(&rec); rec.Payloads {
 		// The request as sent, without its headers (never logged).
 		rec.Input = proxyInput{Method: body.Method, Endpoint: body.Endpoint, Query: body.Query, Body: body.Body}
 	}

@@ -74,6 +74,39 @@ type logView struct {
 	// Policy is the policy decision behind the call, when a rule (or the
 	// project's default) decided it or an approval was spent.
 	Policy json.RawMessage `json:"policy,omitempty"`
+	// Deliveries are the webhook deliveries the call caused (an
+	// approval.requested event of a call held for approval).
+	Deliveries []logDelivery `json:"deliveries"`
+}
+
+// logDelivery is a webhook delivery as a log record lists it; GET
+// /v1/webhooks/:webhookId/deliveries shows its attempts.
+type logDelivery struct {
+	ID        string    `json:"id"`
+	WebhookID string    `json:"webhookId"`
+	Event     string    `json:"event"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// withDeliveries adds to views the deliveries their calls caused, in one
+// query.
+func (s *Server) withDeliveries(r *http.Request, projectID string, views []logView) error {
+	ids := make([]string, len(views))
+	for i, v := range views {
+		ids[i] = v.ID
+	}
+	caused, err := s.store.DeliveriesCausedBy(r.Context(), projectID, ids)
+	if err != nil {
+		return err
+	}
+	for i := range views {
+		views[i].Deliveries = []logDelivery{}
+		for _, d := range caused[views[i].ID] {
+			views[i].Deliveries = append(views[i].Deliveries, logDelivery{ID: d.ID, WebhookID: d.WebhookID, Event: d.EventType, Status: d.Status, CreatedAt: d.CreatedAt})
+		}
+	}
+	return nil
 }
 
 func orNull(s string) *string {
@@ -152,6 +185,9 @@ func (s *Server) handleLogList(w http.ResponseWriter, r *http.Request) error {
 	for i, rec := range records {
 		views[i] = newLogView(rec)
 	}
+	if err := s.withDeliveries(r, pid, views); err != nil {
+		return err
+	}
 	writeJSON(w, http.StatusOK, pageBody{Data: views, NextCursor: next})
 	return nil
 }
@@ -165,7 +201,11 @@ func (s *Server) handleLogGet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	respond(w, http.StatusOK, newLogView(rec))
+	views := []logView{newLogView(rec)}
+	if err := s.withDeliveries(r, tenantOf(r).ProjectID, views); err != nil {
+		return err
+	}
+	respond(w, http.StatusOK, views[0])
 	return nil
 }
 

@@ -69,6 +69,13 @@ func policyScenario(lc *liveCheck, f *fixture, connID string) {
 	if link == "" {
 		t.Fatalf("no approval.requested event for %s in %d deliveries", second, len(deliveries))
 	}
+	// The deliveries name the held calls, whose records list them.
+	listed, _ := v1("GET", "/v1/webhooks/"+hook["id"].(string)+"/deliveries", "", 200)["data"].([]any)
+	if len(listed) == 0 || listed[0].(map[string]any)["logId"] == nil {
+		t.Fatalf("deliveries without their log records: %v", listed)
+	}
+	f.srv.execlog.Flush(context.Background())
+	v1("GET", "/v1/logs/"+listed[0].(map[string]any)["logId"].(string), "", 200)
 	path := link[strings.Index(link, "/approvals/"):]
 	page := lc.do(f.h, "GET", path, "", "", http.StatusOK)
 	m := csrfField.FindSubmatch(page.body)

@@ -78,6 +78,14 @@ type deliveryItem struct {
 	LastAttemptAt *time.Time `json:"lastAttemptAt"`
 	NextAttemptAt *time.Time `json:"nextAttemptAt"`
 	CreatedAt     time.Time  `json:"createdAt"`
+	// What caused the delivery (docs/execution-log.md#links): the held
+	// call of an approval.requested event (its log record and request),
+	// the trigger and event of a trigger.fired one; null otherwise.
+	LogID           *string `json:"logId"`
+	RequestID       *string `json:"requestId"`
+	TriggerID       *string `json:"triggerId"`
+	EventID         *string `json:"eventId"`
+	ProviderEventID *string `json:"providerEventId"`
 }
 
 // handleDeliveryList is GET /v1/webhooks/:id/deliveries.
@@ -89,7 +97,9 @@ func (s *Server) handleDeliveryList(w http.ResponseWriter, r *http.Request) erro
 	items := make([]deliveryItem, len(list))
 	for i, d := range list {
 		items[i] = deliveryItem{ID: d.ID, Event: d.EventType, Status: d.Status, Attempts: d.Attempts, LastStatus: d.LastStatus,
-			LastError: d.LastError, LastAttemptAt: d.LastAttemptAt, CreatedAt: d.CreatedAt}
+			LastError: d.LastError, LastAttemptAt: d.LastAttemptAt, CreatedAt: d.CreatedAt,
+			LogID: orNull(d.Cause.LogID), RequestID: orNull(d.Cause.RequestID), TriggerID: orNull(d.Cause.TriggerID),
+			EventID: orNull(d.Cause.EventID), ProviderEventID: orNull(d.Cause.ProviderEventID)}
 		if d.Status == store.DeliveryPending {
 			next := d.NextAttemptAt
 			items[i].NextAttemptAt = &next

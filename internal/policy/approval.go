@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/logging"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
@@ -85,13 +86,15 @@ func newToken() (string, string, error) {
 	return tok, sha256Hex([]byte(tok)), nil
 }
 
-func (s *Service) create(ctx context.Context, t tenant.Tenant, c Call, v Verdict, key string, input []byte, hash string) (store.Approval, error) {
+// create stores a pending approval of c and enqueues its approval.requested
+// deliveries; logID is the id they gave the call's log record (c.Logged).
+func (s *Service) create(ctx context.Context, t tenant.Tenant, c Call, v Verdict, key string, input []byte, hash string) (a store.Approval, logID string, err error) {
 	tok, tokHash, err := newToken()
 	if err != nil {
-		return store.Approval{}, err
+		return store.Approval{}, "", err
 	}
 	now := time.UnixMilli(s.now().UnixMilli()).UTC()
-	a := store.Approval{ID: store.NewID(), ProjectID: t.ProjectID, ToolKey: key, ConnectorID: c.Subject.ConnectorID,
+	a = store.Approval{ID: store.NewID(), ProjectID: t.ProjectID, ToolKey: key, ConnectorID: c.Subject.ConnectorID,
 		UserID: c.UserID, Input: input, InputHash: hash, SessionID: c.SessionID, Endpoint: c.Endpoint, APIKeyID: c.APIKeyID,
 		Status: store.ApprovalPending, LinkHash: tokHash, CreatedAt: now, ExpiresAt: now.Add(s.ttl)}
 	if v.Rule != nil {
@@ -99,17 +102,22 @@ func (s *Service) create(ctx context.Context, t tenant.Tenant, c Call, v Verdict
 		// Only a call made in a session or endpoint has a client to ask.
 		a.ClientOK = v.Rule.ClientApproval() && c.SessionID != ""
 	}
-	ids, err := s.store.CreateApproval(ctx, a, EventApprovalRequested, func() ([]byte, error) {
+	// The deliveries name the held call: its log record and its request.
+	cause := store.EventCause{RequestID: logging.RequestID(ctx)}
+	if c.Logged {
+		cause.LogID = store.NewID()
+	}
+	ids, err := s.store.CreateApproval(ctx, a, EventApprovalRequested, cause, func() ([]byte, error) {
 		return json.Marshal(Event{Type: EventApprovalRequested, ID: "evt_" + store.NewID(), Timestamp: now,
 			Data: EventData{Approval: s.View(a), DecisionURL: s.webURL + "/approvals/" + tok}})
 	})
 	if err != nil {
-		return store.Approval{}, err
+		return store.Approval{}, "", err
 	}
 	if len(ids) > 0 {
 		s.notify()
 	}
-	return a, nil
+	return a, cause.LogID, nil
 }
 
 // Get returns one of a project's approvals; unknown is 404 NOT_FOUND.

@@ -126,6 +126,10 @@ type Call struct {
 	// SessionRules are the session's own rules.
 	SessionRules []*Rule
 	APIKeyID     string
+	// Logged says the call's execution log record will be written: an
+	// approval.requested delivery then names it, by the LogID the decision
+	// returns.
+	Logged bool
 }
 
 // Record is a decision as the execution log shows it.
@@ -138,6 +142,10 @@ type Record struct {
 	ApprovalID string        `json:"approvalId,omitempty"`
 	Approver   string        `json:"approver,omitempty"`
 	Latency    time.Duration `json:"latency,omitempty"`
+	// LogID is the id the deliveries of an approval this decision created
+	// gave the call's log record (Call.Logged); the record must be written
+	// under it.
+	LogID string `json:"-"`
 }
 
 // ApprovalRequiredError is the answer to a call an ask rule holds: the
@@ -237,7 +245,7 @@ func (s *Service) ask(ctx context.Context, t tenant.Tenant, c Call, v Verdict, r
 			}
 		}
 	}
-	a, err = s.create(ctx, t, c, v, key, input, hash)
+	a, rec.LogID, err = s.create(ctx, t, c, v, key, input, hash)
 	if err != nil {
 		return rec, err
 	}

@@ -106,7 +106,7 @@ func (s *Service) Call(ctx context.Context, tn tenant.Tenant, ss *Session, sc *S
 	} else {
 		rec.SessionID = ss.ID
 	}
-	rec.Payloads = s.log.Payloads(ss.ProjectID)
+	s.log.Open(&rec)
 	out, err := s.call(ctx, tn, ss, sc, name, args, &rec)
 	if err == nil {
 		// Before the log takes the outcome: what the model may not see,

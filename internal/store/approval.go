@@ -79,9 +79,9 @@ func scanApproval(row interface{ Scan(...any) error }) (Approval, error) {
 
 // CreateApproval stores a pending approval (a.ID and a.CreatedAt set by
 // the caller) and, in the same transaction, enqueues one delivery of
-// eventType per project webhook subscribed to it, built by payload. It
-// returns the deliveries enqueued.
-func (s *Store) CreateApproval(ctx context.Context, a Approval, eventType string, payload func() ([]byte, error)) ([]string, error) {
+// eventType per project webhook subscribed to it, built by payload and
+// naming cause (the held call). It returns the deliveries enqueued.
+func (s *Store) CreateApproval(ctx context.Context, a Approval, eventType string, cause EventCause, payload func() ([]byte, error)) ([]string, error) {
 	var ids []string
 	link := sql.NullString{String: a.LinkHash, Valid: a.LinkHash != ""}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -92,7 +92,7 @@ func (s *Store) CreateApproval(ctx context.Context, a Approval, eventType string
 			return err
 		}
 		var err error
-		ids, err = enqueueEvent(ctx, tx, a.ProjectID, eventType, millis(a.CreatedAt), payload)
+		ids, err = enqueueEvent(ctx, tx, a.ProjectID, eventType, millis(a.CreatedAt), cause, payload)
 		return err
 	})
 	if err != nil {
@@ -102,8 +102,8 @@ func (s *Store) CreateApproval(ctx context.Context, a Approval, eventType string
 }
 
 // enqueueEvent enqueues one delivery per webhook of the project subscribed
-// to eventType, inside tx.
-func enqueueEvent(ctx context.Context, tx *sql.Tx, projectID, eventType string, now int64, payload func() ([]byte, error)) ([]string, error) {
+// to eventType, naming cause, inside tx.
+func enqueueEvent(ctx context.Context, tx *sql.Tx, projectID, eventType string, now int64, cause EventCause, payload func() ([]byte, error)) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, events FROM webhooks WHERE project_id = $1 AND disabled_at IS NULL ORDER BY created_at`, projectID)
 	if err != nil {
 		return nil, err
@@ -130,10 +130,8 @@ func enqueueEvent(ctx context.Context, tx *sql.Tx, projectID, eventType string, 
 	var ids []string
 	for _, h := range hooks {
 		id := NewID()
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO deliveries (id, project_id, webhook_id, event_type, payload, status, next_attempt_at, created_at)
-			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			id, projectID, h, eventType, string(body), DeliveryPending, now, now); err != nil {
+		if _, err := tx.ExecContext(ctx, insertDelivery,
+			append([]any{id, projectID, h, eventType, string(body), DeliveryPending, now, now}, cause.args()...)...); err != nil {
 			return nil, err
 		}
 		ids = append(ids, id)

@@ -143,8 +143,10 @@ type NewDelivery struct {
 // FireTrigger records a matched delivery in one transaction: it refuses a
 // replayed digest (when one is given), counts the firing, and enqueues one
 // delivery per webhook of the project subscribed to eventType, built by
-// payload for each webhook. It returns the deliveries enqueued.
-func (s *Store) FireTrigger(ctx context.Context, t Trigger, digest, eventType string, payload func() ([]byte, error)) ([]string, error) {
+// payload, naming cause (its TriggerID is set to t's). It returns the
+// deliveries enqueued.
+func (s *Store) FireTrigger(ctx context.Context, t Trigger, digest, eventType string, cause EventCause, payload func() ([]byte, error)) ([]string, error) {
+	cause.TriggerID = t.ID
 	now := millis(s.now())
 	var ids []string
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -191,10 +193,8 @@ func (s *Store) FireTrigger(ctx context.Context, t Trigger, digest, eventType st
 		}
 		for _, h := range hooks {
 			id := NewID()
-			if _, err := tx.ExecContext(ctx,
-				`INSERT INTO deliveries (id, project_id, webhook_id, event_type, payload, status, next_attempt_at, created_at)
-				 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-				id, t.ProjectID, h, eventType, string(body), DeliveryPending, now, now); err != nil {
+			if _, err := tx.ExecContext(ctx, insertDelivery,
+				append([]any{id, t.ProjectID, h, eventType, string(body), DeliveryPending, now, now}, cause.args()...)...); err != nil {
 				return err
 			}
 			ids = append(ids, id)

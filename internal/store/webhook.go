@@ -92,7 +92,8 @@ func (s *Store) DisableWebhook(ctx context.Context, id string) error {
 	return err
 }
 
-// Delivery is one trigger.fired delivery: queue entry and log line.
+// Delivery is one webhook delivery (trigger.fired, approval.requested):
+// queue entry and log line.
 type Delivery struct {
 	ID            string
 	ProjectID     string
@@ -106,9 +107,38 @@ type Delivery struct {
 	LastError     string
 	LastAttemptAt *time.Time
 	CreatedAt     time.Time
+	// Cause is what the delivery's event came from.
+	Cause EventCause
 }
 
-const deliveryColumns = `id, project_id, webhook_id, event_type, payload, status, attempts, next_attempt_at, last_status, last_error, last_attempt_at, created_at`
+// EventCause is what caused an event, copied onto each of its deliveries;
+// empty fields are NULL. An approval.requested event names the tool call
+// that was held: its execution log record (LogID, empty when the log is
+// off) and its request id. A trigger.fired event names the trigger, the
+// event's own id (the id in the delivery's body) and the provider's id of
+// the delivery it came in (ProviderEventID), when the provider sent one.
+type EventCause struct {
+	LogID           string
+	RequestID       string
+	TriggerID       string
+	EventID         string
+	ProviderEventID string
+}
+
+// args are the cause's columns as statement arguments (NULL when empty).
+func (c EventCause) args() []any {
+	return []any{emptyNull(c.LogID), emptyNull(c.RequestID), emptyNull(c.TriggerID), emptyNull(c.EventID), emptyNull(c.ProviderEventID)}
+}
+
+func emptyNull(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+const deliveryColumns = `id, project_id, webhook_id, event_type, payload, status, attempts, next_attempt_at, last_status, last_error, last_attempt_at, created_at,
+	log_id, request_id, trigger_id, event_id, provider_event_id`
+
+// insertDelivery is the statement that enqueues one delivery.
+const insertDelivery = `INSERT INTO deliveries (id, project_id, webhook_id, event_type, payload, status, next_attempt_at, created_at,
+	log_id, request_id, trigger_id, event_id, provider_event_id)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 
 func scanDelivery(row interface{ Scan(...any) error }) (Delivery, error) {
 	var d Delivery
@@ -116,7 +146,9 @@ func scanDelivery(row interface{ Scan(...any) error }) (Delivery, error) {
 	var next, created int64
 	var lastStatus sql.NullInt64
 	var lastAt sql.NullInt64
-	err := row.Scan(&d.ID, &d.ProjectID, &d.WebhookID, &d.EventType, &payload, &d.Status, &d.Attempts, &next, &lastStatus, &d.LastError, &lastAt, &created)
+	var logID, requestID, triggerID, eventID, providerID sql.NullString
+	err := row.Scan(&d.ID, &d.ProjectID, &d.WebhookID, &d.EventType, &payload, &d.Status, &d.Attempts, &next, &lastStatus, &d.LastError, &lastAt, &created,
+		&logID, &requestID, &triggerID, &eventID, &providerID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Delivery{}, ErrNotFound
 	}
@@ -124,6 +156,7 @@ func scanDelivery(row interface{ Scan(...any) error }) (Delivery, error) {
 		return Delivery{}, err
 	}
 	d.Payload, d.NextAttemptAt, d.CreatedAt, d.LastAttemptAt = []byte(payload), fromMillis(next), fromMillis(created), fromNullMillis(lastAt)
+	d.Cause = EventCause{LogID: logID.String, RequestID: requestID.String, TriggerID: triggerID.String, EventID: eventID.String, ProviderEventID: providerID.String}
 	if lastStatus.Valid {
 		v := int(lastStatus.Int64)
 		d.LastStatus = &v
@@ -201,6 +234,35 @@ func (s *Store) ListDeliveries(ctx context.Context, projectID, webhookID string,
 			return nil, err
 		}
 		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// DeliveriesCausedBy returns the deliveries the project's execution log
+// records logIDs caused, by record id, oldest first.
+func (s *Store) DeliveriesCausedBy(ctx context.Context, projectID string, logIDs []string) (map[string][]Delivery, error) {
+	out := map[string][]Delivery{}
+	if len(logIDs) == 0 {
+		return out, nil
+	}
+	args := []any{projectID}
+	marks := make([]string, len(logIDs))
+	for i, id := range logIDs {
+		args = append(args, id)
+		marks[i] = fmt.Sprintf("$%d", i+2)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries
+		WHERE project_id = $1 AND log_id IN (`+strings.Join(marks, ", ")+`) ORDER BY created_at, id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: deliveries caused by log records: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[d.Cause.LogID] = append(out[d.Cause.LogID], d)
 	}
 	return out, rows.Err()
 }

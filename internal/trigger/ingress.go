@@ -142,6 +142,9 @@ func (s *Service) ingress(ctx context.Context, token string, d Delivery) (Answer
 	// is an unsigned header and the signature has a digest of its own: a
 	// replayer could change such an id, but not the signature.
 	id, signed := deliveryID(def.Verification, d.Header, body)
+	// The deliveries name the event and the provider's id of this delivery
+	// (signed or not: it is what the provider's own delivery log shows).
+	cause := store.EventCause{EventID: newEventID(), ProviderEventID: id}
 	if id != "" && !signed && digest != "" {
 		id = ""
 	}
@@ -155,8 +158,8 @@ func (s *Service) ingress(ctx context.Context, token string, d Delivery) (Answer
 		// because PostgreSQL cannot store it as text.
 		payload, _ = json.Marshal(body)
 	}
-	ids, err := s.Store.FireTrigger(ctx, t, digest, webhook.EventTriggerFired, func() ([]byte, error) {
-		return firedEvent(t, s.Now(), payload)
+	ids, err := s.Store.FireTrigger(ctx, t, digest, webhook.EventTriggerFired, cause, func() ([]byte, error) {
+		return firedEvent(t, cause.EventID, s.Now(), payload)
 	})
 	if errors.Is(err, store.ErrUncounted) {
 		// The event is stored and its deliveries queued: only a statistic is off.

@@ -257,8 +257,10 @@ func (p *Poller) fire(ctx context.Context, t store.Trigger, it polledItem) (int,
 	if err != nil {
 		return 0, err
 	}
-	ids, err := p.Store.FireTrigger(ctx, t, "poll:"+digestOf(it.key), webhook.EventTriggerFired, func() ([]byte, error) {
-		return firedEvent(t, p.Now(), payload)
+	// A polled item has no provider delivery; the deliveries name the event.
+	cause := store.EventCause{EventID: newEventID()}
+	ids, err := p.Store.FireTrigger(ctx, t, "poll:"+digestOf(it.key), webhook.EventTriggerFired, cause, func() ([]byte, error) {
+		return firedEvent(t, cause.EventID, p.Now(), payload)
 	})
 	switch {
 	case errors.Is(err, store.ErrReplayed):
@@ -351,14 +353,18 @@ func text(v any) string {
 	return ""
 }
 
-// firedEvent is the body of a trigger.fired delivery of t with payload.
-func firedEvent(t store.Trigger, now time.Time, payload json.RawMessage) ([]byte, error) {
+// newEventID is the id of a new event: the id in its deliveries' body.
+func newEventID() string { return "evt_" + store.NewID() }
+
+// firedEvent is the body of a trigger.fired delivery of t with payload,
+// the event id.
+func firedEvent(t store.Trigger, id string, now time.Time, payload json.RawMessage) ([]byte, error) {
 	var user *string
 	if t.UserID != "" {
 		u := t.UserID
 		user = &u
 	}
-	return json.Marshal(webhook.Event{Type: webhook.EventTriggerFired, ID: "evt_" + store.NewID(), Timestamp: now.UTC(),
+	return json.Marshal(webhook.Event{Type: webhook.EventTriggerFired, ID: id, Timestamp: now.UTC(),
 		Data: webhook.EventData{TriggerID: t.ID, ConnectionID: t.ConnectionID, ConnectorID: t.ConnectorID, UserID: user,
 			Event: t.Event, Payload: payload}})
 }

@@ -71,7 +71,7 @@ func newBench(t *testing.T, open storetest.Opener) *bench {
 func (b *bench) fire(t *testing.T, n int) {
 	t.Helper()
 	for range n {
-		if _, err := b.store.FireTrigger(context.Background(), b.trigger, "", EventTriggerFired, func() ([]byte, error) {
+		if _, err := b.store.FireTrigger(context.Background(), b.trigger, "", EventTriggerFired, store.EventCause{}, func() ([]byte, error) {
 			return []byte(`{"type":"trigger.fired"}`), nil
 		}); err != nil {
 			t.Fatal(err)
@@ -231,7 +231,7 @@ func TestFireTrigger_ReplayWindow(t *testing.T) {
 	both(t, func(t *testing.T, open storetest.Opener) {
 		b := newBench(t, open)
 		fire := func() ([]string, error) {
-			return b.store.FireTrigger(context.Background(), b.trigger, "digest-1", EventTriggerFired, func() ([]byte, error) {
+			return b.store.FireTrigger(context.Background(), b.trigger, "digest-1", EventTriggerFired, store.EventCause{}, func() ([]byte, error) {
 				return []byte(`{"type":"trigger.fired"}`), nil
 			})
 		}

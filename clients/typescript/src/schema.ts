@@ -1527,6 +1527,16 @@ export interface components {
              */
             nextAttemptAt: string | null;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description For an approval.requested delivery: the execution log record of the call held for approval (GET /v1/logs/{id}); null otherwise, and when the execution log is off. */
+            logId: string | null;
+            /** @description For an approval.requested delivery: the X-Request-Id of the held call's request, as in the server log. */
+            requestId: string | null;
+            /** @description For a trigger.fired delivery: the trigger that fired. */
+            triggerId: string | null;
+            /** @description For a trigger.fired delivery: the event's id, the id in the delivery's body, shared by every webhook's delivery of one firing. */
+            eventId: string | null;
+            /** @description For a trigger.fired delivery: the provider's own id of the delivery the event came in (such as X-GitHub-Delivery), when it sent one; null for polled triggers. */
+            providerEventId: string | null;
         };
         /** @description One tool call. Inputs and outputs appear only for projects that store payloads; the policy decision only when a rule or the project's default decided the call, or an approval let it run (docs/execution-log.md). */
         LogRecord: {
@@ -1558,6 +1568,17 @@ export interface components {
             /** @description Redacted and capped; only when the project stores payloads. */
             output?: unknown;
             policy?: components["schemas"]["LogPolicyDecision"];
+            /** @description The webhook deliveries the call caused: the approval.requested deliveries of a call held for approval; empty otherwise. */
+            deliveries: components["schemas"]["LogDelivery"][];
+        };
+        /** @description A webhook delivery a logged call caused; GET /v1/webhooks/{webhookId}/deliveries shows its attempts. */
+        LogDelivery: {
+            id: string;
+            webhookId: string;
+            event: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            createdAt: components["schemas"]["Timestamp"];
         };
         /** @description The policy decision behind a logged call (docs/policies.md). Absent from records of calls no rule decided. */
         LogPolicyDecision: {

@@ -130,7 +130,7 @@ func testApprovalDecideUse(t *testing.T, open Opener) {
 	p, _ := s.CreateProject(ctx, "p")
 	other, _ := s.CreateProject(ctx, "other")
 	a := newApproval(time.Now(), p.ID, "u1", "github_create_issue", "h1", time.Hour)
-	if _, err := s.CreateApproval(ctx, a, "approval.requested", noPayload); err != nil {
+	if _, err := s.CreateApproval(ctx, a, "approval.requested", store.EventCause{}, noPayload); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := s.ApprovalByLink(ctx, a.LinkHash); err != nil || got.ID != a.ID {
@@ -179,7 +179,7 @@ func testApprovalExpiry(t *testing.T, open Opener) {
 	a := newApproval(clock.Now(), p.ID, "u1", "t", "h", time.Minute)
 	b := newApproval(clock.Now(), p.ID, "u1", "t", "h2", time.Minute)
 	for _, x := range []store.Approval{a, b} {
-		if _, err := s.CreateApproval(ctx, x, "approval.requested", noPayload); err != nil {
+		if _, err := s.CreateApproval(ctx, x, "approval.requested", store.EventCause{}, noPayload); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -206,7 +206,7 @@ func testApprovalConcurrentUse(t *testing.T, open Opener) {
 	ctx := context.Background()
 	p, _ := s.CreateProject(ctx, "p")
 	a := newApproval(time.Now(), p.ID, "u1", "t", "h", time.Hour)
-	if _, err := s.CreateApproval(ctx, a, "approval.requested", noPayload); err != nil {
+	if _, err := s.CreateApproval(ctx, a, "approval.requested", store.EventCause{}, noPayload); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.DecideApproval(ctx, p.ID, a.ID, store.ApprovalApproved, "x"); err != nil {
@@ -248,7 +248,7 @@ func testApprovalList(t *testing.T, open Opener) {
 			user = "u2"
 		}
 		a := newApproval(clock.Now(), p.ID, user, "t", "h", time.Hour)
-		if _, err := s.CreateApproval(ctx, a, "approval.requested", noPayload); err != nil {
+		if _, err := s.CreateApproval(ctx, a, "approval.requested", store.EventCause{}, noPayload); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, a.ID)
@@ -298,7 +298,7 @@ func testApprovalEvent(t *testing.T, open Opener) {
 		Events: []string{"trigger.fired"}, Secret: []byte("sealed")}); err != nil {
 		t.Fatal(err)
 	}
-	ids, err := s.CreateApproval(ctx, newApproval(time.Now(), p.ID, "u", "t", "h", time.Hour), "approval.requested",
+	ids, err := s.CreateApproval(ctx, newApproval(time.Now(), p.ID, "u", "t", "h", time.Hour), "approval.requested", store.EventCause{},
 		func() ([]byte, error) { return []byte(`{"type":"approval.requested"}`), nil })
 	if err != nil || len(ids) != 1 {
 		t.Fatalf("deliveries %v %v", ids, err)
@@ -316,7 +316,7 @@ func testApprovalCleanup(t *testing.T, open Opener) {
 	ctx := context.Background()
 	p, _ := s.CreateProject(ctx, "p")
 	a := newApproval(clock.Now(), p.ID, "u", "t", "h", time.Minute)
-	if _, err := s.CreateApproval(ctx, a, "approval.requested", noPayload); err != nil {
+	if _, err := s.CreateApproval(ctx, a, "approval.requested", store.EventCause{}, noPayload); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(29 * 24 * time.Hour)

@@ -104,7 +104,7 @@ func testTriggerFire(t *testing.T, open Opener) {
 	calls := 0
 	payload := func() ([]byte, error) { calls++; return []byte(`{"event":"issue_opened"}`), nil }
 
-	ids, err := f.s.FireTrigger(ctx, f.trigger, "digest-1", "trigger.fired", payload)
+	ids, err := f.s.FireTrigger(ctx, f.trigger, "digest-1", "trigger.fired", store.EventCause{}, payload)
 	if err != nil || len(ids) != 2 || calls != 1 {
 		t.Fatalf("fire: %v %v, payload built %d times", ids, err, calls)
 	}
@@ -120,27 +120,27 @@ func testTriggerFire(t *testing.T, open Opener) {
 
 	// The same digest within the hour is a replay: nothing counted or queued.
 	clock.Advance(59 * time.Minute)
-	if _, err := f.s.FireTrigger(ctx, f.trigger, "digest-1", "trigger.fired", payload); !errors.Is(err, store.ErrReplayed) {
+	if _, err := f.s.FireTrigger(ctx, f.trigger, "digest-1", "trigger.fired", store.EventCause{}, payload); !errors.Is(err, store.ErrReplayed) {
 		t.Fatalf("replay: %v", err)
 	}
 	if got, _ := f.s.GetTrigger(ctx, f.project.ID, f.trigger.ID); got.FireCount != 1 {
 		t.Fatalf("a replay was counted: %d", got.FireCount)
 	}
 	// An event no webhook wants is counted, and builds no payload.
-	if ids, err := f.s.FireTrigger(ctx, f.trigger, "digest-2", "nobody.listens", payload); err != nil || len(ids) != 0 || calls != 1 {
+	if ids, err := f.s.FireTrigger(ctx, f.trigger, "digest-2", "nobody.listens", store.EventCause{}, payload); err != nil || len(ids) != 0 || calls != 1 {
 		t.Fatalf("unsubscribed event: %v %v, payload built %d times", ids, err, calls)
 	}
 	// A payload that fails rolls everything back, the digest too.
 	boom := errors.New("boom")
-	if _, err := f.s.FireTrigger(ctx, f.trigger, "digest-3", "trigger.fired", func() ([]byte, error) { return nil, boom }); !errors.Is(err, boom) {
+	if _, err := f.s.FireTrigger(ctx, f.trigger, "digest-3", "trigger.fired", store.EventCause{}, func() ([]byte, error) { return nil, boom }); !errors.Is(err, boom) {
 		t.Fatalf("failing payload: %v", err)
 	}
-	if ids, err := f.s.FireTrigger(ctx, f.trigger, "digest-3", "trigger.fired", payload); err != nil || len(ids) != 2 {
+	if ids, err := f.s.FireTrigger(ctx, f.trigger, "digest-3", "trigger.fired", store.EventCause{}, payload); err != nil || len(ids) != 2 {
 		t.Fatalf("retry after a failed payload: %v %v", ids, err)
 	}
 	// After the hour the digest is taken over.
 	clock.Advance(time.Hour + time.Millisecond)
-	if _, err := f.s.FireTrigger(ctx, f.trigger, "digest-1", "trigger.fired", payload); err != nil {
+	if _, err := f.s.FireTrigger(ctx, f.trigger, "digest-1", "trigger.fired", store.EventCause{}, payload); err != nil {
 		t.Fatalf("digest older than the hour: %v", err)
 	}
 	if got, _ := f.s.GetTrigger(ctx, f.project.ID, f.trigger.ID); got.FireCount != 4 {
@@ -162,7 +162,7 @@ func testTriggerFireConcurrent(t *testing.T, open Opener) {
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i := range n {
-		wg.Go(func() { _, errs[i] = f.s.FireTrigger(ctx, f.trigger, "", "trigger.fired", payload) })
+		wg.Go(func() { _, errs[i] = f.s.FireTrigger(ctx, f.trigger, "", "trigger.fired", store.EventCause{}, payload) })
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -176,7 +176,9 @@ func testTriggerFireConcurrent(t *testing.T, open Opener) {
 	}
 
 	for i := range n {
-		wg.Go(func() { _, errs[i] = f.s.FireTrigger(ctx, f.trigger, "same-digest", "trigger.fired", payload) })
+		wg.Go(func() {
+			_, errs[i] = f.s.FireTrigger(ctx, f.trigger, "same-digest", "trigger.fired", store.EventCause{}, payload)
+		})
 	}
 	wg.Wait()
 	ok := 0

@@ -16,6 +16,7 @@ func webhookTests() map[string]func(*testing.T, Opener) {
 		"Webhooks_CreateGetListDisableDelete":    testWebhookLifecycle,
 		"Deliveries_ClaimFinishRetryList":        testDeliveryLifecycle,
 		"Deliveries_ParallelClaimersAreDisjoint": testDeliveryParallelClaims,
+		"Deliveries_NameWhatCausedThem":          testDeliveryCauses,
 	}
 }
 
@@ -51,7 +52,7 @@ func (f *hookFixture) webhook(t *testing.T, events ...string) store.Webhook {
 // fire enqueues one delivery per subscribed webhook.
 func (f *hookFixture) fire(t *testing.T) []string {
 	t.Helper()
-	ids, err := f.s.FireTrigger(context.Background(), f.trigger, "", "trigger.fired", func() ([]byte, error) { return []byte(`{"n":1}`), nil })
+	ids, err := f.s.FireTrigger(context.Background(), f.trigger, "", "trigger.fired", store.EventCause{}, func() ([]byte, error) { return []byte(`{"n":1}`), nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,5 +265,71 @@ func testDeliveryParallelClaims(t *testing.T, open Opener) {
 		if _, ok := seen[id]; !ok {
 			t.Fatalf("delivery %s was never claimed", id)
 		}
+	}
+}
+
+// testDeliveryCauses: an approval's deliveries name the held call (log
+// record, request), a firing's name the trigger and the event; the cause
+// survives a claim and an attempt, and DeliveriesCausedBy finds a
+// record's deliveries within its project only.
+func testDeliveryCauses(t *testing.T, open Opener) {
+	f := newHookFixture(t, open, nil)
+	ctx := context.Background()
+	w := f.webhook(t, "trigger.fired", "approval.requested")
+	logID := store.NewID()
+	held := store.EventCause{LogID: logID, RequestID: "req-held"}
+	approvalIDs, err := f.s.CreateApproval(ctx, newApproval(time.Now(), f.project.ID, "u", "t", "h", time.Hour), "approval.requested", held, noPayload)
+	if err != nil || len(approvalIDs) != 1 {
+		t.Fatalf("approval: %v %v", approvalIDs, err)
+	}
+	// FireTrigger sets the trigger itself, whatever the caller passed.
+	fired := store.EventCause{TriggerID: "not-this-one", EventID: "evt_1", ProviderEventID: "gh-delivery-1"}
+	firedIDs, err := f.s.FireTrigger(ctx, f.trigger, "", "trigger.fired", fired, func() ([]byte, error) { return []byte(`{"n":1}`), nil })
+	if err != nil || len(firedIDs) != 1 {
+		t.Fatalf("fire: %v %v", firedIDs, err)
+	}
+	// A firing without a provider id leaves that field empty.
+	if _, err := f.s.FireTrigger(ctx, f.trigger, "", "trigger.fired", store.EventCause{EventID: "evt_2"}, func() ([]byte, error) { return []byte(`{"n":2}`), nil }); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := f.s.ClaimDeliveries(ctx, "owner", 10, time.Minute)
+	if err != nil || len(claimed) != 3 {
+		t.Fatalf("claim: %d %v", len(claimed), err)
+	}
+	for _, d := range claimed {
+		if err := f.s.FinishAttempt(ctx, d.ID, "owner", store.DeliveryDelivered, 200, "", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := f.s.ListDeliveries(ctx, f.project.ID, w.ID, 10)
+	if err != nil || len(list) != 3 {
+		t.Fatalf("list: %d %v", len(list), err)
+	}
+	byID := map[string]store.Delivery{}
+	for _, d := range list {
+		byID[d.ID] = d
+	}
+	if got := byID[approvalIDs[0]].Cause; got != held {
+		t.Errorf("approval delivery cause %+v, want %+v", got, held)
+	}
+	want := store.EventCause{TriggerID: f.trigger.ID, EventID: "evt_1", ProviderEventID: "gh-delivery-1"}
+	if got := byID[firedIDs[0]].Cause; got != want {
+		t.Errorf("trigger delivery cause %+v, want %+v", got, want)
+	}
+	for _, d := range claimed {
+		if d.ID == approvalIDs[0] && d.Cause != held {
+			t.Errorf("claimed approval delivery cause %+v", d.Cause)
+		}
+	}
+
+	caused, err := f.s.DeliveriesCausedBy(ctx, f.project.ID, []string{logID, store.NewID()})
+	if err != nil || len(caused) != 1 || len(caused[logID]) != 1 || caused[logID][0].ID != approvalIDs[0] || caused[logID][0].WebhookID != w.ID {
+		t.Fatalf("caused by the record: %+v %v", caused, err)
+	}
+	if caused, err := f.s.DeliveriesCausedBy(ctx, "another-project", []string{logID}); err != nil || len(caused) != 0 {
+		t.Fatalf("another project sees %+v %v", caused, err)
+	}
+	if caused, err := f.s.DeliveriesCausedBy(ctx, f.project.ID, nil); err != nil || len(caused) != 0 {
+		t.Fatalf("no ids: %+v %v", caused, err)
 	}
 }
