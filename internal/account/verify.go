@@ -51,7 +51,7 @@ func verifiable(credType string) bool {
 // verify checks cred and answers a VALIDATION_ERROR at path when the
 // provider refuses it, else the label the provider named (or "").
 func (s *Service) verify(ctx context.Context, t tenant.Tenant, con *catalog.Connector, cred Credential, path string) (string, error) {
-	if s.verifier == nil || con.Identity == nil || !verifiable(cred.Type) {
+	if s.verifier == nil || con.IdentityFor(cred.Method, cred.Type) == nil || !verifiable(cred.Type) {
 		return "", nil
 	}
 	v, label := s.verifier.VerifyCredential(ctx, t, con, cred)

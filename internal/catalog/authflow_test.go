@@ -56,6 +56,7 @@ func TestLoad_SignInFields(t *testing.T) {
 		{"bad after-token method", "afterToken: {url", "afterToken: {method: PUT, url", `"PUT" must be GET or POST`},
 		{"scope parameter name", "redirectParams: [realm]", "redirectParams: [realm]\n      scopeParam: \"user scope\"", `"user scope" is not a query parameter name`},
 		{"token path", "redirectParams: [realm]", "redirectParams: [realm]\n      tokenPath: authed_user..x", `"authed_user..x" is not a dotted path`},
+		{"method identity without a label", "    oauth2:\n      authorizeUrl", "    identity: {path: /me}\n    oauth2:\n      authorizeUrl", "authMethods[1].identity: needs a path (or graphql) and a label"},
 		{"header placeholder", `api: {baseUrl: "https://{site}.acme.test/v1"}`, `api: {baseUrl: "https://{site}.acme.test/v1", headers: {X-Tenant: "{tenant}"}}`, "placeholder {tenant} is not a connection field"},
 	}
 	for _, c := range cases {

@@ -203,6 +203,10 @@ type AuthMethod struct {
 	BaseURL string `yaml:"baseUrl" json:"baseUrl,omitempty"`
 	// OAuth2 configures oauth2 and oauth2_client_credentials.
 	OAuth2 *OAuth2 `yaml:"oauth2" json:"oauth2,omitempty"`
+	// Identity replaces the connector's identity call for this method's
+	// accounts, where the provider answers them elsewhere (a GitHub App
+	// installation token has no /user).
+	Identity *Identity `yaml:"identity" json:"identity,omitempty"`
 	// APIKey says where an api_key credential goes.
 	APIKey *Placement `yaml:"apiKey" json:"apiKey,omitempty"`
 	// Basic labels the fields of a basic credential.
@@ -361,6 +365,25 @@ type CustomField struct {
 	Secret bool   `yaml:"secret" json:"secret"`
 	// Placement is where the value goes; nil means it only fills the base URL.
 	Placement *Placement `yaml:"placement" json:"placement,omitempty"`
+}
+
+// IdentityFor is the identity call for an account of the method with this
+// id (or, for a credential that names none, the first method of its type):
+// the method's own, else the connector's; nil when there is none.
+func (c *Connector) IdentityFor(methodID, credType string) *Identity {
+	m := c.AuthMethod(methodID)
+	if m == nil {
+		for i := range c.AuthMethods {
+			if c.AuthMethods[i].Type == credType {
+				m = &c.AuthMethods[i]
+				break
+			}
+		}
+	}
+	if m != nil && m.Identity != nil {
+		return m.Identity
+	}
+	return c.Identity
 }
 
 // Identity is the call that labels an account with the provider-side login

@@ -144,13 +144,9 @@ func (v *validator) connector(c *Connector) {
 			}
 		}
 	}
-	if c.Identity != nil {
-		if c.Identity.Label == "" || (c.Identity.Path == "" && c.Identity.GraphQL == "") {
-			v.add("identity", "needs a path (or graphql) and a label")
-		}
-		if c.Identity.Method != "" && !slices.Contains(methods, c.Identity.Method) {
-			v.add("identity.method", "%q is not an HTTP method", c.Identity.Method)
-		}
+	v.identity("identity", c.Identity)
+	for i := range c.AuthMethods {
+		v.identity(fmt.Sprintf("authMethods[%d].identity", i), c.AuthMethods[i].Identity)
 	}
 	if len(c.Tools) == 0 {
 		v.add("tools", "at least one tool is required")
@@ -487,3 +483,16 @@ func (v *validator) trigger(p string, c *Connector, tr *Trigger) {
 // letters and digits in words joined by single underscores. A project's
 // own connectors (imported APIs, MCP servers) take the same rule.
 func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// identity checks an identity call, the connector's or a method's.
+func (v *validator) identity(p string, id *Identity) {
+	if id == nil {
+		return
+	}
+	if id.Label == "" || (id.Path == "" && id.GraphQL == "") {
+		v.add(p, "needs a path (or graphql) and a label")
+	}
+	if id.Method != "" && !slices.Contains(methods, id.Method) {
+		v.add(p+".method", "%q is not an HTTP method", id.Method)
+	}
+}

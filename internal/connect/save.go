@@ -126,21 +126,25 @@ func (p *Page) label(ctx context.Context, t tenant.Tenant, conn store.Connection
 		return // the credential check named it (account.Service.Create)
 	}
 	c, ok := t.Catalog.Connector(conn.ConnectorID)
-	if !ok || c.Identity == nil || c.Identity.Path == "" || p.Executor == nil {
+	if !ok || p.Executor == nil {
 		return
 	}
-	method := c.Identity.Method
+	cred, err := p.Accounts.Open(conn)
+	if err != nil {
+		return
+	}
+	id := c.IdentityFor(cred.Method, cred.Type)
+	if id == nil || id.Path == "" {
+		return
+	}
+	method := id.Method
 	if method == "" {
 		method = "GET"
 	}
-	path := c.Identity.Path
+	path := id.Path
 	if catalog.Templated(path) {
 		// The identity path may name the account's fields (QuickBooks:
 		// /companyinfo/{realmId}).
-		cred, err := p.Accounts.Open(conn)
-		if err != nil {
-			return
-		}
 		escaped := make(map[string]string, len(cred.Connection))
 		for k, v := range cred.Connection {
 			escaped[k] = url.PathEscape(v)
@@ -156,7 +160,7 @@ func (p *Page) label(ctx context.Context, t tenant.Tenant, conn store.Connection
 		p.Logger.InfoContext(ctx, "could not read the provider identity of a new account", "connection_id", conn.ID)
 		return
 	}
-	if v := catalog.SelectPath(res, c.Identity.Label); v != nil {
+	if v := catalog.SelectPath(res, id.Label); v != nil {
 		_ = p.Store.SetConnectionLabel(ctx, conn.ID, fmt.Sprint(v))
 	}
 }

@@ -23,7 +23,7 @@ const verifyTimeout = 10 * time.Second
 // label; anything else (unreachable, 5xx, a path the credential cannot
 // fill) is NotChecked.
 func (e *Executor) VerifyCredential(ctx context.Context, t tenant.Tenant, con *catalog.Connector, cred account.Credential) (account.Verdict, string) {
-	id := con.Identity
+	id := con.IdentityFor(cred.Method, cred.Type)
 	if id == nil || id.Path == "" {
 		return account.NotChecked, ""
 	}

@@ -49,3 +49,18 @@ func TestConnections_KeyCheckedWhenStored(t *testing.T) {
 		t.Fatalf("a refused rotation changed the account: revision %d -> %d", conns[0].Revision, c.Revision)
 	}
 }
+
+// TestConnections_MethodIdentity: an auth method with an identity call of
+// its own checks and labels its accounts with it, not the connector's.
+func TestConnections_MethodIdentity(t *testing.T) {
+	t.Parallel()
+	f, _ := setupConnect(t)
+	st, m, raw := f.json("POST", "/v1/connections", `{"connectorId":"zeta","userId":"ann","credential":{"type":"basic","username":"ann","password":"wrong-pass"}}`)
+	if st != 400 || errCode(m) != "VALIDATION_ERROR" || !strings.Contains(raw, "Zeta Desk refused this credential") {
+		t.Fatalf("a refused agent password: %d %s", st, raw)
+	}
+	if st, _, raw := f.json("POST", "/v1/connections", `{"connectorId":"zeta","userId":"ann","credential":{"type":"basic","username":"ann","password":"agent-pass"}}`); st != 200 ||
+		!strings.Contains(raw, `"label":"Ann the agent"`) {
+		t.Fatalf("an agent account: %d %s", st, raw)
+	}
+}
