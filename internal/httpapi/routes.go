@@ -1,6 +1,10 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/switchboard-gw/switchboard/internal/mcpauth"
+)
 
 // routesV1 registers the authenticated /v1 API. Every route here runs after
 // requireAPIKey, so the project is known.
@@ -83,8 +87,11 @@ func (s *Server) routesMCPHost(mux *http.ServeMux) {
 	inner := http.NewServeMux()
 	s.routeMCP(inner, "POST /{slug}/{userId}", s.handleEndpointMCP)
 	s.routeMCP(inner, "POST /{slug}", s.handleEndpointMCP)
-	mux.Handle("POST /{slug}/{userId}", s.requireAPIKey(inner))
-	mux.Handle("POST /{slug}", s.requireAPIKey(inner))
+	mux.Handle("POST /{slug}/{userId}", s.requireCaller(inner, true))
+	mux.Handle("POST /{slug}", s.requireCaller(inner, true))
+	if s.mcpAuth != nil {
+		s.route(mux, "GET "+mcpauth.PathResourceMetadata+"/{slug}", s.handleResourceMetadata)
+	}
 	mux.Handle("/", http.HandlerFunc(s.mcpHostFallback))
 }
 
