@@ -18,23 +18,6 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-// routesOAuth registers the authorization server of the oauth endpoints
-// (docs/mcp-oauth.md) on the base host.
-func (s *Server) routesOAuth(mux *http.ServeMux) {
-	s.route(mux, "GET /.well-known/oauth-authorization-server", s.handleASMetadata)
-	s.route(mux, "GET /.well-known/openid-configuration", s.handleASMetadata)
-	s.route(mux, "GET "+mcpauth.PathResourceMetadata+"/v1/mcp/{slug}", s.handleResourceMetadata)
-	s.route(mux, "OPTIONS /.well-known/", s.handleOAuthPreflight)
-	s.route(mux, "POST "+mcpauth.PathRegister, s.handleOAuthRegister)
-	s.route(mux, "GET "+mcpauth.PathAuthorize, s.handleOAuthAuthorize)
-	s.route(mux, "POST "+mcpauth.PathToken, s.handleOAuthToken)
-	s.route(mux, "POST "+mcpauth.PathRevoke, s.handleOAuthRevoke)
-	s.route(mux, "OPTIONS /oauth/", s.handleOAuthPreflight)
-	s.route(mux, "GET "+mcpauth.PathHandoff, s.handleOAuthHandoff)
-	s.route(mux, "GET "+mcpauth.PathConsent+"{id}", s.handleOAuthConsent)
-	s.route(mux, "POST "+mcpauth.PathConsent+"{id}", s.handleOAuthDecide)
-}
-
 // oauthCORS lets browser-based MCP clients read the metadata and call the
 // registration, token and revocation endpoints, which take no cookie.
 func oauthCORS(w http.ResponseWriter) {

@@ -504,3 +504,47 @@ func TestMCPOAuth_SessionToken(t *testing.T) {
 		t.Fatalf("token after the session expired: %d", r.status)
 	}
 }
+
+// liveOAuth drives every operation of the MCP authorization server through
+// the live check (openapi_live_test.go), on both databases.
+func liveOAuth(t *testing.T, lc *liveCheck, f *fixture) {
+	t.Helper()
+	f.oauthEndpoint(t, "live-signin")
+	form := []string{"Content-Type", "application/x-www-form-urlencoded"}
+	lc.do(f.h, "GET", "/.well-known/oauth-authorization-server", "", "", 200)
+	lc.do(f.h, "GET", "/.well-known/openid-configuration", "", "", 200)
+	lc.do(f.h, "OPTIONS", "/.well-known/", "", "", 204)
+	lc.do(f.h, "GET", "/.well-known/oauth-protected-resource/v1/mcp/live-signin", "", "", 200)
+	lc.do(f.h, "GET", "/.well-known/oauth-protected-resource/v1/mcp/nope", "", "", 404)
+	lc.do(f.h, "OPTIONS", "/oauth/", "", "", 204)
+	lc.do(f.h, "POST", "/oauth/register", "", `{"redirect_uris":["http://evil.example/cb"]}`, 400)
+	r := lc.do(f.h, "POST", "/oauth/register", "", `{"client_name":"Live","redirect_uris":["https://client.example/cb"]}`, 201)
+	var reg struct {
+		ClientID string `json:"client_id"`
+	}
+	_ = json.Unmarshal(r.body, &reg)
+	q := url.Values{"response_type": {"code"}, "client_id": {reg.ClientID}, "redirect_uri": {"https://client.example/cb"}, "state": {"s"},
+		"code_challenge": {challengeOf(testVerifier)}, "code_challenge_method": {"S256"}, "resource": {"http://sb.test/v1/mcp/live-signin"}}
+	lc.do(f.h, "GET", "/oauth/authorize?"+url.Values{"client_id": {"nope"}, "response_type": {"code"}, "code_challenge": {"x"}, "code_challenge_method": {"S256"}, "resource": {"x"}}.Encode(), "", "", 400)
+	r = lc.do(f.h, "GET", "/oauth/authorize?"+q.Encode(), "", "", 302)
+	to, _ := url.Parse(r.header.Get("Location"))
+	c := (&http.Response{Header: r.header}).Cookies()[0]
+	cookie := c.Name + "=" + c.Value
+	id := to.Query().Get("sb_request")
+	lc.do(f.h, "GET", "/oauth/handoff?"+url.Values{"sb_request": {id}, "assertion": {"bad"}}.Encode(), "", "", 400, "Cookie", cookie)
+	lc.do(f.h, "GET", "/oauth/handoff?"+url.Values{"sb_request": {id}, "assertion": {signAssertion(t, "u1", to.Query().Get("nonce"), f.clock.Now().Add(time.Minute))}}.Encode(), "", "", 303, "Cookie", cookie)
+	lc.do(f.h, "GET", "/oauth/consent/"+id, "", "", 200, "Cookie", cookie)
+	lc.do(f.h, "GET", "/oauth/consent/nope", "", "", 400)
+	lc.do(f.h, "POST", "/oauth/consent/"+id, "", "decision=maybe", 400, append([]string{"Cookie", cookie}, form...)...)
+	lc.do(f.h, "POST", "/oauth/consent/"+id, "", "decision=approve", 403, append([]string{"Cookie", cookie, "Sec-Fetch-Site", "cross-site"}, form...)...)
+	r = lc.do(f.h, "POST", "/oauth/consent/"+id, "", "decision=approve", 303, append([]string{"Cookie", cookie}, form...)...)
+	back, _ := url.Parse(r.header.Get("Location"))
+	lc.do(f.h, "POST", "/oauth/token", "", "client_id="+reg.ClientID, 400, form...)
+	lc.do(f.h, "POST", "/oauth/token", "", "grant_type=authorization_code", 401, form...)
+	r = lc.do(f.h, "POST", "/oauth/token", "", codeForm(reg.ClientID, back.Query().Get("code"), "https://client.example/cb").Encode(), 200, form...)
+	var tok tokens
+	_ = json.Unmarshal(r.body, &tok)
+	lc.do(f.h, "POST", "/oauth/revoke", "", "client_id="+reg.ClientID, 400, form...)
+	lc.do(f.h, "POST", "/oauth/revoke", "", url.Values{"token": {tok.Refresh}, "client_id": {"another"}}.Encode(), 401, form...)
+	lc.do(f.h, "POST", "/oauth/revoke", "", url.Values{"token": {tok.Refresh}, "client_id": {reg.ClientID}}.Encode(), 200, form...)
+}

@@ -1,10 +1,6 @@
 package httpapi
 
-import (
-	"net/http"
-
-	"github.com/switchboard-gw/switchboard/internal/mcpauth"
-)
+import "net/http"
 
 // routesV1 registers the authenticated /v1 API. Every route here runs after
 // requireAPIKey, so the project is known.
@@ -90,9 +86,33 @@ func (s *Server) routesMCPHost(mux *http.ServeMux) {
 	mux.Handle("POST /{slug}/{userId}", s.requireCaller(inner, true))
 	mux.Handle("POST /{slug}", s.requireCaller(inner, true))
 	if s.mcpAuth != nil {
-		s.route(mux, "GET "+mcpauth.PathResourceMetadata+"/{slug}", s.handleResourceMetadata)
+		// The protected-resource metadata of {mcp_url}/:slug (openapi.json
+		// describes it with the base host's
+		// /.well-known/oauth-protected-resource/v1/mcp/{slug}).
+		mux.Handle("GET /.well-known/oauth-protected-resource/{slug}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := s.handleResourceMetadata(w, r); err != nil {
+				s.fail(w, r, err)
+			}
+		}))
 	}
 	mux.Handle("/", http.HandlerFunc(s.mcpHostFallback))
+}
+
+// routesOAuth registers the authorization server of the oauth endpoints
+// (docs/mcp-oauth.md) on the base host.
+func (s *Server) routesOAuth(mux *http.ServeMux) {
+	s.route(mux, "GET /.well-known/oauth-authorization-server", s.handleASMetadata)
+	s.route(mux, "GET /.well-known/openid-configuration", s.handleASMetadata)
+	s.route(mux, "GET /.well-known/oauth-protected-resource/v1/mcp/{slug}", s.handleResourceMetadata)
+	s.route(mux, "OPTIONS /.well-known/", s.handleOAuthPreflight)
+	s.route(mux, "POST /oauth/register", s.handleOAuthRegister)
+	s.route(mux, "GET /oauth/authorize", s.handleOAuthAuthorize)
+	s.route(mux, "POST /oauth/token", s.handleOAuthToken)
+	s.route(mux, "POST /oauth/revoke", s.handleOAuthRevoke)
+	s.route(mux, "OPTIONS /oauth/", s.handleOAuthPreflight)
+	s.route(mux, "GET /oauth/handoff", s.handleOAuthHandoff)
+	s.route(mux, "GET /oauth/consent/{id}", s.handleOAuthConsent)
+	s.route(mux, "POST /oauth/consent/{id}", s.handleOAuthDecide)
 }
 
 // routesAssets registers the asset keys under prefix: /assets on the base
