@@ -24,6 +24,12 @@ const handoffSecret = "0123456789abcdef0123456789abcdef-handoff"
 // oauthEndpoint creates an endpoint with OAuth sign-in by an HS256 handoff.
 func (f *fixture) oauthEndpoint(t *testing.T, slug string) {
 	t.Helper()
+	f.oauthEndpointAt(t, slug, "https://app.example/mcp-signin")
+}
+
+// oauthEndpointAt is oauthEndpoint with the project's handoff URL.
+func (f *fixture) oauthEndpointAt(t *testing.T, slug, handoffURL string) {
+	t.Helper()
 	ctx := context.Background()
 	rec, err := f.srv.sessions.EndpointRecord(ctx, f.tenant(t, f.project.ID), session.EndpointRequest{ProjectID: f.project.ID, Slug: slug,
 		Connectors: []string{"delta"}, Mode: session.ModeTools})
@@ -31,7 +37,7 @@ func (f *fixture) oauthEndpoint(t *testing.T, slug string) {
 		t.Fatal(err)
 	}
 	rec.ID = store.NewID()
-	if err := f.srv.mcpAuth.Configure(&rec, store.AuthOAuth, mcpauth.Handoff{URL: "https://app.example/mcp-signin", Issuer: "https://app.example"}, handoffSecret); err != nil {
+	if err := f.srv.mcpAuth.Configure(&rec, store.AuthOAuth, mcpauth.Handoff{URL: handoffURL, Issuer: "https://app.example"}, handoffSecret); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.store.CreateEndpoint(ctx, rec); err != nil {
@@ -127,9 +133,20 @@ func signAssertion(t *testing.T, user, nonce string, exp time.Time) string {
 	return signAssertionWith(t, user, nonce, exp, handoffSecret)
 }
 
+// signAssertionFor signs a handoff assertion for the Switchboard at aud.
+func signAssertionFor(t *testing.T, aud, user, nonce string, exp time.Time) string {
+	t.Helper()
+	return signAssertionKey(t, aud, user, nonce, exp, handoffSecret)
+}
+
 func signAssertionWith(t *testing.T, user, nonce string, exp time.Time, key string) string {
 	t.Helper()
-	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"iss": "https://app.example", "aud": "http://sb.test", "sub": user,
+	return signAssertionKey(t, "http://sb.test", user, nonce, exp, key)
+}
+
+func signAssertionKey(t *testing.T, aud, user, nonce string, exp time.Time, key string) string {
+	t.Helper()
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"iss": "https://app.example", "aud": aud, "sub": user,
 		"nonce": nonce, "exp": exp.Unix()}).SignedString([]byte(key))
 	if err != nil {
 		t.Fatal(err)
