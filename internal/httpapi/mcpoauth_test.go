@@ -2,11 +2,16 @@ package httpapi
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -350,6 +355,10 @@ func TestMCPOAuth_CodeAndTokenNegatives(t *testing.T) {
 	if r := f.do(f.h, "GET", "/oauth/authorize?"+q.Encode(), "", ""); r.status != 400 || r.header.Get("Location") != "" {
 		t.Fatalf("wrong redirect_uri: %d %q", r.status, r.header.Get("Location"))
 	}
+	q.Del("redirect_uri")
+	if r := f.do(f.h, "GET", "/oauth/authorize?"+q.Encode(), "", ""); r.status != 400 || r.header.Get("Location") != "" {
+		t.Fatalf("no redirect_uri: %d %q", r.status, r.header.Get("Location"))
+	}
 	q.Set("redirect_uri", redirect)
 	q.Set("client_id", "unknown")
 	if r := f.do(f.h, "GET", "/oauth/authorize?"+q.Encode(), "", ""); r.status != 400 || r.header.Get("Location") != "" {
@@ -564,4 +573,75 @@ func liveOAuth(t *testing.T, lc *liveCheck, f *fixture) {
 	lc.do(f.h, "POST", "/oauth/revoke", "", "client_id="+reg.ClientID, 400, form...)
 	lc.do(f.h, "POST", "/oauth/revoke", "", url.Values{"token": {tok.Refresh}, "client_id": {"another"}}.Encode(), 401, form...)
 	lc.do(f.h, "POST", "/oauth/revoke", "", url.Values{"token": {tok.Refresh}, "client_id": {reg.ClientID}}.Encode(), 200, form...)
+}
+
+func TestMCPOAuth_HandoffWithJWKS(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	b64 := func(n *big.Int) string { return base64.RawURLEncoding.EncodeToString(n.FillBytes(make([]byte, 32))) }
+	jwks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"keys":[{"kty":"EC","crv":"P-256","kid":"k1","use":"sig","x":%q,"y":%q}]}`, b64(key.X), b64(key.Y))
+	}))
+	defer jwks.Close()
+	ctx := context.Background()
+	rec, err := f.srv.sessions.EndpointRecord(ctx, f.tenant(t, f.project.ID), session.EndpointRequest{ProjectID: f.project.ID, Slug: "jwks-signin",
+		Connectors: []string{"delta"}, Mode: session.ModeTools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.ID = store.NewID()
+	if err := f.srv.mcpAuth.Configure(&rec, store.AuthOAuth, mcpauth.Handoff{URL: "https://app.example/mcp-signin", Issuer: "https://app.example", JWKSURL: jwks.URL}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.CreateEndpoint(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	const redirect = "https://client.example/cb"
+	client := f.registerClient(t, redirect)
+	claims := func(n string) jwt.MapClaims {
+		return jwt.MapClaims{"iss": "https://app.example", "aud": "http://sb.test", "sub": "ann", "nonce": n, "exp": f.clock.Now().Add(time.Minute).Unix()}
+	}
+	es := func(k *ecdsa.PrivateKey, kid string) func(string) string {
+		return func(n string) string {
+			tok := jwt.NewWithClaims(jwt.SigningMethodES256, claims(n))
+			tok.Header["kid"] = kid
+			s, err := tok.SignedString(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+	}
+	for name, a := range map[string]func(string) string{
+		"another key": es(other, "k1"),
+		"unknown kid": es(key, "k2"),
+		"HS256 instead": func(n string) string {
+			return signAssertionWith(t, "ann", n, f.clock.Now().Add(time.Minute), handoffSecret)
+		},
+	} {
+		if _, to := f.signInFlow(t, signIn{client: client, redirect: redirect, resource: "http://sb.test/v1/mcp/jwks-signin", assertion: a}); to.Path != "handoff-refused" {
+			t.Errorf("%s: accepted (%s)", name, to)
+		}
+	}
+	code, _ := f.signInFlow(t, signIn{client: client, redirect: redirect, resource: "http://sb.test/v1/mcp/jwks-signin", assertion: es(key, "k1")})
+	if st, tok := f.token(t, codeForm(client, code, redirect)); st != 200 || tok.Access == "" {
+		t.Fatalf("ES256 sign-in: %d %+v", st, tok)
+	}
+	// Configure refuses what cannot work.
+	bad := store.Endpoint{ID: store.NewID()}
+	for _, c := range []struct {
+		h      mcpauth.Handoff
+		secret string
+	}{
+		{mcpauth.Handoff{URL: "http://app.example/x", Issuer: "i"}, handoffSecret},
+		{mcpauth.Handoff{URL: "https://app.example/x"}, handoffSecret},
+		{mcpauth.Handoff{URL: "https://app.example/x", Issuer: "i"}, "short"},
+		{mcpauth.Handoff{URL: "https://app.example/x", Issuer: "i", JWKSURL: "https://k.example/jwks"}, handoffSecret},
+	} {
+		if err := f.srv.mcpAuth.Configure(&bad, store.AuthOAuth, c.h, c.secret); err == nil {
+			t.Errorf("configured %+v with secret %q", c.h, c.secret)
+		}
+	}
 }

@@ -41,8 +41,8 @@ func (s *Service) Authorize(ctx context.Context, q url.Values) (Start, *Error) {
 		return Start{}, oauthErr(http.StatusInternalServerError, "server_error", "the client could not be read")
 	}
 	redirect := q.Get("redirect_uri")
-	if redirect == "" && len(c.RedirectURIs) == 1 {
-		redirect = c.RedirectURIs[0]
+	if redirect == "" {
+		return Start{}, invalidRequest("redirect_uri is required")
 	}
 	if !slices.Contains(c.RedirectURIs, redirect) {
 		return Start{}, invalidRequest("redirect_uri is not one the client registered (it must match exactly)")
