@@ -34,6 +34,16 @@ func TestAdminEndpoint_OAuthSignIn(t *testing.T) {
 	if code, out, _ := runCLI(t, env, "admin", "endpoint", "update", "--slug", "signin-cli", "--auth", "api_key", "--json"); code != 0 || !strings.Contains(out, `"auth": "api_key"`) {
 		t.Fatalf("update to api_key: %d %s", code, out)
 	}
+	// OpenID Connect sign-in instead of a handoff.
+	if code, out, stderr := runCLI(t, env, "admin", "endpoint", "update", "--slug", "signin-cli", "--auth", "oauth", "--oidc-issuer", "https://idp.example",
+		"--oidc-client-id", "sb", "--oidc-client-secret", "idp-secret", "--oidc-user-claim", "email", "--json"); code != 0 ||
+		!strings.Contains(out, `"kind": "oidc"`) || !strings.Contains(out, `"userClaim": "email"`) || strings.Contains(out, "idp-secret") {
+		t.Fatalf("update to oidc: %d %s %s", code, out, stderr)
+	}
+	if code, _, stderr := runCLI(t, env, "admin", "endpoint", "update", "--slug", "signin-cli", "--auth", "oauth", "--oidc-issuer", "https://idp.example",
+		"--handoff-url", "https://app.example/signin"); code == 0 || !strings.Contains(stderr, "not both") {
+		t.Fatalf("handoff and oidc flags together: %d %s", code, stderr)
+	}
 	// A short secret, an http handoff URL off loopback: refused.
 	if code, _, stderr := runCLI(t, env, "admin", "endpoint", "create", "--project", proj.ID, "--slug", "signin-bad", "--auth", "oauth",
 		"--handoff-url", "http://app.example/signin", "--handoff-issuer", "x", "--handoff-secret", "short"); code == 0 || !strings.Contains(stderr, "secret") || !strings.Contains(stderr, "handoffUrl") {

@@ -142,6 +142,18 @@ func (s *Server) handleOAuthHandoff(w http.ResponseWriter, r *http.Request) erro
 	return nil
 }
 
+// handleOAuthOIDCCallback takes the browser back from the project's OpenID
+// Connect provider (state is the sign-in) and shows the consent page's URL.
+func (s *Server) handleOAuthOIDCCallback(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	id := q.Get("state")
+	if e := s.mcpAuth.OIDCCallback(r.Context(), id, signInCookie(r, id), q.Get("code"), q.Get("error")); e != nil {
+		return s.writeSignInPage(w, e.Status, signInData{Title: "This sign-in cannot continue", Detail: e.Description})
+	}
+	http.Redirect(w, r, s.baseURL+mcpauth.PathConsent+url.PathEscape(id), http.StatusSeeOther)
+	return nil
+}
+
 // consentTool is a line of the consent page.
 type consentConnector struct {
 	Name, Status, ConnectURL string

@@ -42,7 +42,7 @@ func (f *fixture) oauthEndpointAt(t *testing.T, slug, handoffURL string) {
 		t.Fatal(err)
 	}
 	rec.ID = store.NewID()
-	if err := f.srv.mcpAuth.Configure(&rec, store.AuthOAuth, mcpauth.Handoff{URL: handoffURL, Issuer: "https://app.example"}, handoffSecret); err != nil {
+	if err := f.srv.mcpAuth.Configure(&rec, store.AuthOAuth, mcpauth.Identity{HandoffURL: handoffURL, Issuer: "https://app.example"}, handoffSecret); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.store.CreateEndpoint(ctx, rec); err != nil {
@@ -561,6 +561,7 @@ func liveOAuth(t *testing.T, lc *liveCheck, f *fixture) {
 	lc.do(f.h, "GET", "/oauth/handoff?"+url.Values{"sb_request": {id}, "assertion": {signAssertion(t, "u1", to.Query().Get("nonce"), f.clock.Now().Add(time.Minute))}}.Encode(), "", "", 303, "Cookie", cookie)
 	lc.do(f.h, "GET", "/oauth/consent/"+id, "", "", 200, "Cookie", cookie)
 	lc.do(f.h, "GET", "/oauth/consent/nope", "", "", 400)
+	lc.do(f.h, "GET", "/oauth/oidc/callback?state="+id+"&code=x", "", "", 400, "Cookie", cookie)
 	lc.do(f.h, "POST", "/oauth/consent/"+id, "", "decision=maybe", 400, append([]string{"Cookie", cookie}, form...)...)
 	lc.do(f.h, "POST", "/oauth/consent/"+id, "", "decision=approve", 403, append([]string{"Cookie", cookie, "Sec-Fetch-Site", "cross-site"}, form...)...)
 	r = lc.do(f.h, "POST", "/oauth/consent/"+id, "", "decision=approve", 303, append([]string{"Cookie", cookie}, form...)...)
@@ -592,7 +593,7 @@ func TestMCPOAuth_HandoffWithJWKS(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.ID = store.NewID()
-	if err := f.srv.mcpAuth.Configure(&rec, store.AuthOAuth, mcpauth.Handoff{URL: "https://app.example/mcp-signin", Issuer: "https://app.example", JWKSURL: jwks.URL}, ""); err != nil {
+	if err := f.srv.mcpAuth.Configure(&rec, store.AuthOAuth, mcpauth.Identity{HandoffURL: "https://app.example/mcp-signin", Issuer: "https://app.example", JWKSURL: jwks.URL}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.store.CreateEndpoint(ctx, rec); err != nil {
@@ -632,13 +633,17 @@ func TestMCPOAuth_HandoffWithJWKS(t *testing.T) {
 	// Configure refuses what cannot work.
 	bad := store.Endpoint{ID: store.NewID()}
 	for _, c := range []struct {
-		h      mcpauth.Handoff
+		h      mcpauth.Identity
 		secret string
 	}{
-		{mcpauth.Handoff{URL: "http://app.example/x", Issuer: "i"}, handoffSecret},
-		{mcpauth.Handoff{URL: "https://app.example/x"}, handoffSecret},
-		{mcpauth.Handoff{URL: "https://app.example/x", Issuer: "i"}, "short"},
-		{mcpauth.Handoff{URL: "https://app.example/x", Issuer: "i", JWKSURL: "https://k.example/jwks"}, handoffSecret},
+		{mcpauth.Identity{HandoffURL: "http://app.example/x", Issuer: "i"}, handoffSecret},
+		{mcpauth.Identity{HandoffURL: "https://app.example/x"}, handoffSecret},
+		{mcpauth.Identity{HandoffURL: "https://app.example/x", Issuer: "i"}, "short"},
+		{mcpauth.Identity{HandoffURL: "https://app.example/x", Issuer: "i", JWKSURL: "https://k.example/jwks"}, handoffSecret},
+		{mcpauth.Identity{Kind: "oidc", Issuer: "http://idp.example"}, ""},
+		{mcpauth.Identity{Kind: "oidc", Issuer: "https://idp.example"}, ""},
+		{mcpauth.Identity{Kind: "oidc", Issuer: "https://idp.example", ClientID: "c", HandoffURL: "https://app.example/x"}, ""},
+		{mcpauth.Identity{Kind: "saml", Issuer: "https://idp.example"}, ""},
 	} {
 		if err := f.srv.mcpAuth.Configure(&bad, store.AuthOAuth, c.h, c.secret); err == nil {
 			t.Errorf("configured %+v with secret %q", c.h, c.secret)

@@ -111,6 +111,7 @@ func (s *Server) routesOAuth(mux *http.ServeMux) {
 	s.route(mux, "POST /oauth/revoke", s.handleOAuthRevoke)
 	s.route(mux, "OPTIONS /oauth/", s.handleOAuthPreflight)
 	s.route(mux, "GET /oauth/handoff", s.handleOAuthHandoff)
+	s.route(mux, "GET /oauth/oidc/callback", s.handleOAuthOIDCCallback)
 	s.route(mux, "GET /oauth/consent/{id}", s.handleOAuthConsent)
 	s.route(mux, "POST /oauth/consent/{id}", s.handleOAuthDecide)
 }

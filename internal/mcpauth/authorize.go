@@ -81,9 +81,15 @@ func (s *Service) Authorize(ctx context.Context, q url.Values) (Start, *Error) {
 	if err != nil {
 		return fail("server_error", "the endpoint could not be read")
 	}
-	h, err := handoffOf(e)
+	id, err := identityOf(e)
 	if err != nil {
 		return fail("server_error", "the endpoint's sign-in is not configured")
+	}
+	var provider *oidcProvider
+	if id.Kind == KindOIDC {
+		if provider, err = s.discover(ctx, id.Issuer); err != nil {
+			return fail("temporarily_unavailable", "the project's sign-in provider could not be reached; try again")
+		}
 	}
 	nonce, cookie := newSecret(""), newSecret("")
 	g, err := s.store.CreateOAuthGrant(ctx, store.OAuthGrant{ClientID: c.ID, EndpointID: e.ID, Resource: strings.TrimSuffix(resource, "/"),
@@ -92,7 +98,10 @@ func (s *Service) Authorize(ctx context.Context, q url.Values) (Start, *Error) {
 	if err != nil {
 		return fail("server_error", "the sign-in could not be stored")
 	}
-	to, _ := url.Parse(h.URL)
+	if provider != nil {
+		return Start{Redirect: s.oidcAuthURL(id, provider, g.ID, nonce, cookie), GrantID: g.ID, Cookie: cookie}, nil
+	}
+	to, _ := url.Parse(id.HandoffURL)
 	hq := to.Query()
 	hq.Set("sb_request", g.ID)
 	hq.Set("nonce", nonce)
@@ -150,9 +159,9 @@ func (s *Service) Handoff(ctx context.Context, grantID, cookie, assertion string
 	if p.Grant.UserID != "" {
 		return errSignInGone
 	}
-	h, err := handoffOf(p.Endpoint)
-	if err != nil {
-		return oauthErr(http.StatusInternalServerError, "server_error", "the endpoint's sign-in is not configured")
+	h, err := identityOf(p.Endpoint)
+	if err != nil || h.Kind != KindHandoff {
+		return oauthErr(http.StatusBadRequest, "invalid_request", "this endpoint does not sign users in by handoff")
 	}
 	if assertion == "" {
 		return invalidRequest("the project's app sent no assertion")

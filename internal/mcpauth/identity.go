@@ -26,20 +26,38 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
-// PurposeHandoffSecret is the sealing purpose of endpoints.auth_secret.
-const PurposeHandoffSecret = "endpoint.auth_secret"
+// PurposeAuthSecret is the sealing purpose of endpoints.auth_secret: the
+// handoff's HS256 shared secret, or the OpenID Connect client secret.
+const PurposeAuthSecret = "endpoint.auth_secret"
 
-// Handoff is how an oauth endpoint learns its end user (endpoints.auth_config):
-// Switchboard sends the browser to URL; the project's backend signs the
-// user in and sends the browser back to {base_url}/oauth/handoff with an
-// assertion, a JWT whose iss is Issuer, aud is {base_url}, sub is the
-// userId and nonce is the one Switchboard sent. It is signed with HS256 and
-// the endpoint's shared secret, or, when JWKSURL is set, with RS256 or ES256
-// and a key of that JWKS.
-type Handoff struct {
-	URL     string `json:"handoffUrl"`
-	Issuer  string `json:"issuer"`
-	JWKSURL string `json:"jwksUrl,omitempty"`
+// Identity kinds: how an oauth endpoint learns who its end user is.
+const (
+	KindHandoff = "handoff"
+	KindOIDC    = "oidc"
+)
+
+// Identity is how an oauth endpoint learns its end user
+// (endpoints.auth_config), one of two kinds.
+//
+// handoff (the default): Switchboard sends the browser to HandoffURL; the
+// project's backend signs the user in and sends the browser back to
+// {base_url}/oauth/handoff with an assertion, a JWT whose iss is Issuer, aud
+// is {base_url}, sub is the userId and nonce is the one Switchboard sent. It
+// is signed with HS256 and the endpoint's shared secret, or, when JWKSURL is
+// set, with RS256 or ES256 and a key of that JWKS.
+//
+// oidc: Switchboard signs the user in with the project's OpenID Connect
+// provider at Issuer (discovered from its openid-configuration) as the
+// client ClientID (with the sealed client secret, or as a public client
+// with PKCE only), and UserClaim (default sub) of the verified ID token is
+// the userId.
+type Identity struct {
+	Kind       string `json:"kind,omitempty"`
+	HandoffURL string `json:"handoffUrl,omitempty"`
+	Issuer     string `json:"issuer"`
+	JWKSURL    string `json:"jwksUrl,omitempty"`
+	ClientID   string `json:"clientId,omitempty"`
+	UserClaim  string `json:"userClaim,omitempty"`
 }
 
 // MinSecretBytes is the shortest HS256 shared secret accepted.
@@ -47,8 +65,9 @@ const MinSecretBytes = 32
 
 // Configure sets an endpoint's auth (e.ID must be set: the secret is
 // sealed to it). auth is store.AuthAPIKey or store.AuthOAuth; for oauth,
-// h and sharedSecret (for HS256, when h has no JWKS URL) are checked.
-func (s *Service) Configure(e *store.Endpoint, auth string, h Handoff, sharedSecret string) error {
+// id and secret (the handoff's HS256 secret, or the OpenID Connect client
+// secret) are checked.
+func (s *Service) Configure(e *store.Endpoint, auth string, id Identity, sharedSecret string) error {
 	var issues apierr.Issues
 	switch auth {
 	case "", store.AuthAPIKey:
@@ -59,21 +78,45 @@ func (s *Service) Configure(e *store.Endpoint, auth string, h Handoff, sharedSec
 		issues.Add(apierr.IssueInvalidValue, []any{"auth"}, "must be api_key or oauth")
 		return issues.Err()
 	}
-	if err := checkURL(h.URL); err != nil {
-		issues.Add(apierr.IssueInvalidValue, []any{"handoffUrl"}, "%s", err.Error())
+	if id.Kind == "" {
+		id.Kind = KindHandoff
 	}
-	if h.Issuer == "" {
-		issues.Add(apierr.IssueRequired, []any{"issuer"}, "name the iss the project's assertions carry")
-	}
-	if h.JWKSURL != "" {
-		if err := checkURL(h.JWKSURL); err != nil {
-			issues.Add(apierr.IssueInvalidValue, []any{"jwksUrl"}, "%s", err.Error())
+	switch id.Kind {
+	case KindHandoff:
+		if err := checkURL(id.HandoffURL); err != nil {
+			issues.Add(apierr.IssueInvalidValue, []any{"handoffUrl"}, "%s", err.Error())
 		}
-		if sharedSecret != "" {
-			issues.Add(apierr.IssueInvalidValue, []any{"secret"}, "give a JWKS URL or a shared secret, not both")
+		if id.Issuer == "" {
+			issues.Add(apierr.IssueRequired, []any{"issuer"}, "name the iss the project's assertions carry")
 		}
-	} else if len(sharedSecret) < MinSecretBytes {
-		issues.Add(apierr.IssueInvalidValue, []any{"secret"}, "an HS256 shared secret of at least %d bytes is required without a JWKS URL", MinSecretBytes)
+		if id.ClientID != "" || id.UserClaim != "" {
+			issues.Add(apierr.IssueInvalidValue, []any{"clientId"}, "a client id and user claim are for OpenID Connect sign-in")
+		}
+		if id.JWKSURL != "" {
+			if err := checkURL(id.JWKSURL); err != nil {
+				issues.Add(apierr.IssueInvalidValue, []any{"jwksUrl"}, "%s", err.Error())
+			}
+			if sharedSecret != "" {
+				issues.Add(apierr.IssueInvalidValue, []any{"secret"}, "give a JWKS URL or a shared secret, not both")
+			}
+		} else if len(sharedSecret) < MinSecretBytes {
+			issues.Add(apierr.IssueInvalidValue, []any{"secret"}, "an HS256 shared secret of at least %d bytes is required without a JWKS URL", MinSecretBytes)
+		}
+	case KindOIDC:
+		if err := checkURL(id.Issuer); err != nil {
+			issues.Add(apierr.IssueInvalidValue, []any{"issuer"}, "the OpenID Connect issuer %s", err.Error())
+		}
+		if id.ClientID == "" {
+			issues.Add(apierr.IssueRequired, []any{"clientId"}, "the client id Switchboard has at the OpenID Connect provider is required")
+		}
+		if id.HandoffURL != "" || id.JWKSURL != "" {
+			issues.Add(apierr.IssueInvalidValue, []any{"handoffUrl"}, "a handoff URL and JWKS URL are for handoff sign-in (the provider's keys are discovered)")
+		}
+		if id.UserClaim == "" {
+			id.UserClaim = "sub"
+		}
+	default:
+		issues.Add(apierr.IssueInvalidValue, []any{"kind"}, "must be handoff or oidc")
 	}
 	if err := issues.Err(); err != nil {
 		return err
@@ -81,16 +124,28 @@ func (s *Service) Configure(e *store.Endpoint, auth string, h Handoff, sharedSec
 	if e.ID == "" {
 		return errors.New("mcpauth: endpoint without id")
 	}
-	cfg, _ := json.Marshal(h)
+	cfg, _ := json.Marshal(id)
 	e.Auth, e.AuthConfig, e.AuthSecret = store.AuthOAuth, cfg, nil
 	if sharedSecret != "" {
-		sealed, err := s.ring.Seal([]byte(sharedSecret), secret.AAD(PurposeHandoffSecret, e.ID))
+		sealed, err := s.ring.Seal([]byte(sharedSecret), secret.AAD(PurposeAuthSecret, e.ID))
 		if err != nil {
 			return err
 		}
 		e.AuthSecret = sealed
 	}
 	return nil
+}
+
+// authSecret opens an endpoint's sealed secret ("" when it has none).
+func (s *Service) authSecret(e store.Endpoint) (string, error) {
+	if len(e.AuthSecret) == 0 {
+		return "", nil
+	}
+	b, err := s.ring.Open(e.AuthSecret, secret.AAD(PurposeAuthSecret, e.ID))
+	if err != nil {
+		return "", fmt.Errorf("mcpauth: open the auth secret of %s: %w", e.Slug, err)
+	}
+	return string(b), nil
 }
 
 // checkURL accepts https URLs and http ones on a loopback host.
@@ -113,17 +168,20 @@ func loopbackHost(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// handoffOf decodes an endpoint's handoff settings.
-func handoffOf(e store.Endpoint) (Handoff, error) {
-	var h Handoff
-	if err := json.Unmarshal(e.AuthConfig, &h); err != nil || h.URL == "" {
-		return Handoff{}, fmt.Errorf("mcpauth: endpoint %s has no handoff settings", e.Slug)
+// identityOf decodes an endpoint's sign-in settings.
+func identityOf(e store.Endpoint) (Identity, error) {
+	var id Identity
+	if err := json.Unmarshal(e.AuthConfig, &id); err != nil || id.Issuer == "" {
+		return Identity{}, fmt.Errorf("mcpauth: endpoint %s has no sign-in settings", e.Slug)
 	}
-	return h, nil
+	if id.Kind == "" {
+		id.Kind = KindHandoff
+	}
+	return id, nil
 }
 
 // verifyAssertion checks a handoff assertion and returns the userId it names.
-func (s *Service) verifyAssertion(ctx context.Context, e store.Endpoint, h Handoff, assertion, nonceHash string) (string, error) {
+func (s *Service) verifyAssertion(ctx context.Context, e store.Endpoint, h Identity, assertion, nonceHash string) (string, error) {
 	var claims struct {
 		jwt.RegisteredClaims
 		Nonce string `json:"nonce"`
@@ -132,12 +190,12 @@ func (s *Service) verifyAssertion(ctx context.Context, e store.Endpoint, h Hando
 		jwt.WithTimeFunc(s.now), jwt.WithLeeway(30 * time.Second)}
 	var keyFunc jwt.Keyfunc
 	if h.JWKSURL == "" {
-		key, err := s.ring.Open(e.AuthSecret, secret.AAD(PurposeHandoffSecret, e.ID))
-		if err != nil {
-			return "", fmt.Errorf("mcpauth: open the handoff secret of %s: %w", e.Slug, err)
+		key, err := s.authSecret(e)
+		if err != nil || key == "" {
+			return "", fmt.Errorf("mcpauth: no handoff secret for %s: %v", e.Slug, err)
 		}
 		opts = append(opts, jwt.WithValidMethods([]string{"HS256"}))
-		keyFunc = func(*jwt.Token) (any, error) { return key, nil }
+		keyFunc = func(*jwt.Token) (any, error) { return []byte(key), nil }
 	} else {
 		opts = append(opts, jwt.WithValidMethods([]string{"RS256", "ES256"}))
 		keyFunc = func(t *jwt.Token) (any, error) {

@@ -28,7 +28,7 @@ var purposes = map[string]string{
 	// literal purpose.
 	"oauth_states.verifier":      "oauth_state.verifier",
 	"project_connectors.headers": upstream.PurposeHeaders,
-	"endpoints.auth_secret":      mcpauth.PurposeHandoffSecret,
+	"endpoints.auth_secret":      mcpauth.PurposeAuthSecret,
 }
 
 // aad returns the additional data a stored value was sealed with.
