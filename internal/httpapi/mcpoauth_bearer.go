@@ -81,7 +81,7 @@ func (s *Server) resourceMetadataOf(r *http.Request, mcpHost bool) string {
 }
 
 func (s *Server) metadataOfSlug(r *http.Request, slug string, mcpHost bool) string {
-	if !session.ValidSlug(slug) {
+	if !session.ValidSlug(slug) || (mcpHost && s.mcpURL == "") {
 		return ""
 	}
 	e, err := s.store.EndpointBySlug(r.Context(), slug)

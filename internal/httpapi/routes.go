@@ -1,6 +1,10 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+)
 
 // routesV1 registers the authenticated /v1 API. Every route here runs after
 // requireAPIKey, so the project is known.
@@ -77,8 +81,10 @@ func (s *Server) routesPublic(mux *http.ServeMux) {
 }
 
 // routesMCPHost registers the {mcp_url} host: POST /:slug/:userId and
-// POST /:slug, each behind the API key of the slug's project. Another
-// method on an endpoint path is 405; any other path is 404.
+// POST /:slug, each behind the API key of the slug's project (or an MCP
+// access token of the endpoint), and the protected-resource metadata of
+// the endpoints with OAuth sign-in. Another method on an endpoint path is
+// 405; any other path is 404.
 func (s *Server) routesMCPHost(mux *http.ServeMux) {
 	inner := http.NewServeMux()
 	s.routeMCP(inner, "POST /{slug}/{userId}", s.handleEndpointMCP)
@@ -89,11 +95,8 @@ func (s *Server) routesMCPHost(mux *http.ServeMux) {
 		// The protected-resource metadata of {mcp_url}/:slug (openapi.json
 		// describes it with the base host's
 		// /.well-known/oauth-protected-resource/v1/mcp/{slug}).
-		mux.Handle("GET /.well-known/oauth-protected-resource/{slug}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if err := s.handleResourceMetadata(w, r); err != nil {
-				s.fail(w, r, err)
-			}
-		}))
+		s.routeWith(mux, "GET /.well-known/oauth-protected-resource/{slug}", s.handleResourceMetadata,
+			func(w http.ResponseWriter, r *http.Request, e *apierr.Error) { s.fail(w, r, e) })
 	}
 	mux.Handle("/", http.HandlerFunc(s.mcpHostFallback))
 }
