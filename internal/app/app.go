@@ -31,6 +31,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/httpapi"
+	"github.com/switchboard-gw/switchboard/internal/mcpauth"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/policy"
@@ -125,7 +126,9 @@ type App struct {
 	Redact *redact.Service
 	// MCP serves sessions and endpoints over MCP; API is the HTTP API.
 	MCP *mcpserver.Server
-	API *httpapi.Server
+	// MCPAuth is the authorization server of the endpoints with OAuth sign-in.
+	MCPAuth *mcpauth.Service
+	API     *httpapi.Server
 	// Metrics are the Prometheus metrics, nil when off; Tracer makes the
 	// spans, nil when tracing is off.
 	Metrics *telemetry.Metrics
@@ -248,9 +251,10 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	a.Page = connect.NewPage(connect.PageOptions{Links: a.Links, Store: st, Projects: a.Catalogs, Accounts: a.Accounts,
 		Executor: a.Executor, Keyring: ring, Guard: guard, Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL, Now: o.Now})
 	a.MCP = mcpserver.New(a.Sessions, log, a.Tracer)
+	a.MCPAuth = mcpauth.New(mcpauth.Options{Store: st, Keyring: ring, BaseURL: cfg.BaseURL, MCPURL: cfg.MCPURL, HTTPClient: guard.Client(), Now: o.Now})
 	a.API = httpapi.New(httpapi.Options{
 		Store: st, Logger: log, Catalog: cat, Catalogs: a.Catalogs, Logos: catFS, Accounts: a.Accounts, Executor: a.Executor,
-		Sessions: a.Sessions, MCP: a.MCP, Links: a.Links, Page: a.Page, Triggers: a.Triggers, Webhooks: a.Webhooks,
+		Sessions: a.Sessions, MCP: a.MCP, MCPAuth: a.MCPAuth, MCPURL: cfg.MCPURL, Links: a.Links, Page: a.Page, Triggers: a.Triggers, Webhooks: a.Webhooks,
 		ExecLog: a.ExecLog, Policies: a.Policies, Quotas: a.Quotas, Redact: a.Redact, BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		BodyReadTimeout: cfg.BodyReadTimeout, Metrics: a.Metrics, Tracer: a.Tracer,
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/apikey"
+	"github.com/switchboard-gw/switchboard/internal/mcpauth"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
 )
@@ -28,16 +29,25 @@ func tenantOf(r *http.Request) tenant.Tenant {
 // returned, so no extra round trip) and its versions. The store answers the
 // lookup from its key cache on PostgreSQL, cleared on every replica by
 // notification, or reads the key (docs/design-notes.md).
-func (s *Server) requireAPIKey(next http.Handler) http.Handler {
+func (s *Server) requireAPIKey(next http.Handler) http.Handler { return s.requireCaller(next, false) }
+
+// requireCaller is requireAPIKey, which also admits the MCP access tokens
+// of mcpauth (mcpoauth_bearer.go); mcpHost says the request came to the
+// {mcp_url} listener, for the challenge's resource_metadata.
+func (s *Server) requireCaller(next http.Handler, mcpHost bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.mcpAuth != nil && mcpauth.IsToken(bearerValue(r)) {
+			s.serveWithToken(w, r, next, mcpHost)
+			return
+		}
 		key, err := bearerKey(r)
 		if err != nil {
-			s.unauthorized(w, r, err, r.Header.Get("Authorization") != "")
+			s.challenge(w, r, err, r.Header.Get("Authorization") != "", s.resourceMetadataOf(r, mcpHost))
 			return
 		}
 		kp, err := s.store.ProjectForKey(r.Context(), apikey.Hash(key))
 		if errors.Is(err, store.ErrNotFound) {
-			s.unauthorized(w, r, apierr.New(apierr.Unauthorized, "API key is not valid: it is unknown, revoked or expired"), true)
+			s.challenge(w, r, apierr.New(apierr.Unauthorized, "API key is not valid: it is unknown, revoked or expired"), true, s.resourceMetadataOf(r, mcpHost))
 			return
 		}
 		if err != nil {
@@ -77,10 +87,19 @@ func bearerKey(r *http.Request) (string, error) {
 // (RFC 9110, 11.6.1) in the Bearer form of RFC 6750, which MCP clients read
 // to learn that the route wants a token (docs/mcp.md): a request that sent
 // a key also gets error="invalid_token" and the message as description.
-// There is no resource_metadata parameter: Switchboard publishes no OAuth
-// protected-resource metadata.
+// The resource_metadata parameter (RFC 9728) is added on the MCP URLs of
+// endpoints with OAuth sign-in only (challenge).
 func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, err error, sentKey bool) {
+	s.challenge(w, r, err, sentKey, "")
+}
+
+// challenge is unauthorized with the URL of the protected-resource metadata
+// of the requested MCP URL, when it has one.
+func (s *Server) challenge(w http.ResponseWriter, r *http.Request, err error, sentKey bool, metadataURL string) {
 	challenge := `Bearer realm="switchboard"`
+	if metadataURL != "" {
+		challenge += `, resource_metadata="` + challengeText(metadataURL) + `", scope="` + mcpauth.Scope + `"`
+	}
 	if e, ok := apierr.As(err); ok && sentKey {
 		challenge += `, error="invalid_token", error_description="` + challengeText(e.Message) + `"`
 	}

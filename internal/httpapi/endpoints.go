@@ -19,6 +19,10 @@ func (s *Server) handleEndpointMCP(w http.ResponseWriter, r *http.Request) error
 	if user == "" {
 		user = r.URL.Query().Get("user")
 	}
+	user, ok := s.checkEndpointGrant(w, r, r.PathValue("slug"), user)
+	if !ok {
+		return nil
+	}
 	tn := tenantOf(r)
 	ss, err := s.sessions.ForEndpoint(r.Context(), tn.ProjectID, r.PathValue("slug"), user)
 	if e, ok := apierr.As(err); ok {

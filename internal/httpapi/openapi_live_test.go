@@ -306,6 +306,9 @@ func liveScenario(t *testing.T, f *fixture) {
 	v1("DELETE", "/v1/connections/"+first["id"].(string), "", 200)
 	v1("DELETE", "/v1/connections/"+first["id"].(string), "", 404)
 
+	// MCP OAuth sign-in (mcpoauth_test.go).
+	liveOAuth(t, lc, f)
+
 	var missed []string
 	doc := loadOpenAPI(t)
 	for path, item := range doc.Paths.Map() {

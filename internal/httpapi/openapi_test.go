@@ -159,6 +159,7 @@ func routesMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	s.routesV1(mux)
 	s.routesPublic(mux)
+	s.routesOAuth(mux)
 	return mux
 }
 

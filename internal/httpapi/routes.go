@@ -1,6 +1,10 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+)
 
 // routesV1 registers the authenticated /v1 API. Every route here runs after
 // requireAPIKey, so the project is known.
@@ -77,15 +81,42 @@ func (s *Server) routesPublic(mux *http.ServeMux) {
 }
 
 // routesMCPHost registers the {mcp_url} host: POST /:slug/:userId and
-// POST /:slug, each behind the API key of the slug's project. Another
-// method on an endpoint path is 405; any other path is 404.
+// POST /:slug, each behind the API key of the slug's project (or an MCP
+// access token of the endpoint), and the protected-resource metadata of
+// the endpoints with OAuth sign-in. Another method on an endpoint path is
+// 405; any other path is 404.
 func (s *Server) routesMCPHost(mux *http.ServeMux) {
 	inner := http.NewServeMux()
 	s.routeMCP(inner, "POST /{slug}/{userId}", s.handleEndpointMCP)
 	s.routeMCP(inner, "POST /{slug}", s.handleEndpointMCP)
-	mux.Handle("POST /{slug}/{userId}", s.requireAPIKey(inner))
-	mux.Handle("POST /{slug}", s.requireAPIKey(inner))
+	mux.Handle("POST /{slug}/{userId}", s.requireCaller(inner, true))
+	mux.Handle("POST /{slug}", s.requireCaller(inner, true))
+	if s.mcpAuth != nil {
+		// The protected-resource metadata of {mcp_url}/:slug (openapi.json
+		// describes it with the base host's
+		// /.well-known/oauth-protected-resource/v1/mcp/{slug}).
+		s.routeWith(mux, "GET /.well-known/oauth-protected-resource/{slug}", s.handleResourceMetadata,
+			func(w http.ResponseWriter, r *http.Request, e *apierr.Error) { s.fail(w, r, e) })
+	}
 	mux.Handle("/", http.HandlerFunc(s.mcpHostFallback))
+}
+
+// routesOAuth registers the authorization server of the oauth endpoints
+// (docs/mcp-oauth.md) on the base host.
+func (s *Server) routesOAuth(mux *http.ServeMux) {
+	s.route(mux, "GET /.well-known/oauth-authorization-server", s.handleASMetadata)
+	s.route(mux, "GET /.well-known/openid-configuration", s.handleASMetadata)
+	s.route(mux, "GET /.well-known/oauth-protected-resource/v1/mcp/{slug}", s.handleResourceMetadata)
+	s.route(mux, "OPTIONS /.well-known/", s.handleOAuthPreflight)
+	s.route(mux, "POST /oauth/register", s.handleOAuthRegister)
+	s.route(mux, "GET /oauth/authorize", s.handleOAuthAuthorize)
+	s.route(mux, "POST /oauth/token", s.handleOAuthToken)
+	s.route(mux, "POST /oauth/revoke", s.handleOAuthRevoke)
+	s.route(mux, "OPTIONS /oauth/", s.handleOAuthPreflight)
+	s.route(mux, "GET /oauth/handoff", s.handleOAuthHandoff)
+	s.route(mux, "GET /oauth/oidc/callback", s.handleOAuthOIDCCallback)
+	s.route(mux, "GET /oauth/consent/{id}", s.handleOAuthConsent)
+	s.route(mux, "POST /oauth/consent/{id}", s.handleOAuthDecide)
 }
 
 // routesAssets registers the asset keys under prefix: /assets on the base

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/connect"
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
+	"github.com/switchboard-gw/switchboard/internal/mcpauth"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
 	"github.com/switchboard-gw/switchboard/internal/policy"
 	"github.com/switchboard-gw/switchboard/internal/quota"
@@ -45,6 +46,8 @@ type Options struct {
 	Links    *connect.Service
 	// Page is the hosted Connect page's backend.
 	Page *connect.Page
+	// MCPAuth is the authorization server of the oauth endpoints.
+	MCPAuth *mcpauth.Service
 	// Triggers and Webhooks serve triggers, their ingress and webhook endpoints.
 	Triggers *trigger.Service
 	Webhooks *webhook.Service
@@ -62,6 +65,8 @@ type Options struct {
 	BaseURL   string
 	WebURL    string
 	AssetsURL string
+	// MCPURL is {mcp_url}, for the protected-resource metadata.
+	MCPURL string
 	// MaxBodyBytes bounds a request body; 0 means 1 MiB.
 	MaxBodyBytes int64
 	// BodyReadTimeout bounds how long a request body may take to arrive,
@@ -85,6 +90,7 @@ type Server struct {
 	mcp       *mcpserver.Server
 	links     *connect.Service
 	page      *connect.Page
+	mcpAuth   *mcpauth.Service
 	triggers  *trigger.Service
 	webhooks  *webhook.Service
 	execlog   *execlog.Log
@@ -95,6 +101,7 @@ type Server struct {
 	baseURL   string
 	webURL    string
 	assetsURL string
+	mcpURL    string
 	maxBody   int64
 	// bodyReadTimeout is Options.BodyReadTimeout.
 	bodyReadTimeout time.Duration
@@ -108,7 +115,7 @@ type Server struct {
 func New(o Options) *Server {
 	s := &Server{
 		store: o.Store, log: o.Logger, catalog: o.Catalog, catalogs: o.Catalogs, accounts: o.Accounts, executor: o.Executor,
-		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page,
+		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page, mcpAuth: o.MCPAuth, mcpURL: o.MCPURL,
 		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, policies: o.Policies, quotas: o.Quotas, redact: o.Redact, logos: o.Logos,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
 		maxBody: o.MaxBodyBytes, bodyReadTimeout: o.BodyReadTimeout,
@@ -136,7 +143,14 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 // access log (which never logs raw paths: some carry tokens). A path or
 // query value that is not valid text is answered before h runs (text.go).
 func (s *Server) route(mux *http.ServeMux, pattern string, h handlerFunc) {
-	s.routeWith(mux, pattern, h, func(w http.ResponseWriter, r *http.Request, e *apierr.Error) { s.fail(w, r, e) })
+	s.routeWith(mux, pattern, func(w http.ResponseWriter, r *http.Request) error {
+		// An MCP token opens its MCP URL only (mcpoauth_bearer.go).
+		if _, ok := grantOf(r); ok {
+			s.unauthorized(w, r, apierr.New(apierr.Unauthorized, "an MCP access token is good for its MCP URL only: use an API key for this route"), true)
+			return nil
+		}
+		return h(w, r)
+	}, func(w http.ResponseWriter, r *http.Request, e *apierr.Error) { s.fail(w, r, e) })
 }
 
 // routeMCP registers an MCP route, whose callers read JSON-RPC errors.
@@ -186,6 +200,9 @@ func (s *Server) Handler() http.Handler {
 
 	root := http.NewServeMux()
 	s.routesPublic(root)
+	if s.mcpAuth != nil {
+		s.routesOAuth(root)
+	}
 	root.Handle("/v1/", s.requireAPIKey(v1))
 	root.Handle("/v1", s.requireAPIKey(v1))
 	root.Handle("/", s.fallback(root, "/"))

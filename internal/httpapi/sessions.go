@@ -19,6 +19,8 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) err
 		AllowGlobalAccounts bool              `json:"allowGlobalAccounts"`
 		Policy              json.RawMessage   `json:"policy"`
 		TTLMinutes          *int              `json:"ttlMinutes"`
+		// MCPToken asks for a bearer good for this session's mcpUrl only.
+		MCPToken bool `json:"mcpToken"`
 	}
 	issues := s.decodeBody(w, r, &body)
 	if err := issues.Err(); err != nil {
@@ -34,6 +36,17 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) err
 	v, err := s.sessions.View(r.Context(), tenantOf(r), ss, sc)
 	if err != nil {
 		return err
+	}
+	if body.MCPToken && s.mcpAuth != nil {
+		tok, err := s.mcpAuth.SessionToken(r.Context(), ss.ProjectID, ss.ID, ss.Spec.UserID, ss.ExpiresAt)
+		if err != nil {
+			return err
+		}
+		respond(w, http.StatusCreated, struct {
+			session.View
+			MCPToken string `json:"mcpToken"`
+		}{v, tok})
+		return nil
 	}
 	respond(w, http.StatusCreated, v)
 	return nil
@@ -113,6 +126,9 @@ func (s *Server) handleSessionCall(w http.ResponseWriter, r *http.Request) error
 func (s *Server) handleSessionMCP(w http.ResponseWriter, r *http.Request) error {
 	if !s.originAllowed(r) {
 		writeJSON(w, http.StatusForbidden, apierr.New(apierr.Forbidden, "requests from this web origin are not accepted").Envelope())
+		return nil
+	}
+	if !s.checkSessionGrant(w, r, r.PathValue("id")) {
 		return nil
 	}
 	ss, sc, err := s.session(r)

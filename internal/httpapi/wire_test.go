@@ -18,7 +18,7 @@ func init() {
 		t.Helper()
 		cfg := &config.Config{
 			DatabaseURL: in.DatabaseURL, SecretKeys: in.SecretKeys,
-			BaseURL: in.BaseURL, WebURL: in.WebURL, AssetsURL: in.BaseURL + "/assets",
+			BaseURL: in.BaseURL, WebURL: in.WebURL, AssetsURL: in.BaseURL + "/assets", MCPURL: "http://mcp.sb.test",
 			WebhooksAllowHTTPLoopback: true,
 		}
 		a, err := app.New(context.Background(), cfg, app.Options{

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
+	"github.com/switchboard-gw/switchboard/internal/mcpauth"
 	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/trigger"
@@ -27,6 +28,7 @@ var purposes = map[string]string{
 	// literal purpose.
 	"oauth_states.verifier":      "oauth_state.verifier",
 	"project_connectors.headers": upstream.PurposeHeaders,
+	"endpoints.auth_secret":      mcpauth.PurposeAuthSecret,
 }
 
 // aad returns the additional data a stored value was sealed with.

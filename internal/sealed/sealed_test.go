@@ -105,6 +105,11 @@ func seed(t *testing.T, st *store.Store, r *secret.Keyring) (projectID string, v
 			Secret: add("webhooks.secret", []string{wid})}); err != nil {
 			t.Fatal(err)
 		}
+		eid := store.NewID()
+		if _, err := st.CreateEndpoint(ctx, store.Endpoint{ID: eid, ProjectID: p.ID, Slug: fmt.Sprintf("signin-%d", i), Mode: "tools", Spec: []byte("{}"),
+			Auth: store.AuthOAuth, AuthConfig: []byte("{}"), AuthSecret: add("endpoints.auth_secret", []string{eid})}); err != nil {
+			t.Fatal(err)
+		}
 		cid := fmt.Sprintf("mcp_%d", i)
 		if err := st.PutProjectConnector(ctx, store.ProjectConnector{ProjectID: p.ID, ConnectorID: cid, Origin: "mcp", Definition: []byte("{}"),
 			Headers: add("project_connectors.headers", []string{p.ID, cid})}); err != nil {

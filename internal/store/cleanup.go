@@ -19,8 +19,8 @@ const (
 // Cleanup deletes what has outlived its use: expired sessions, spent or
 // expired OAuth states, old connect links, ingress counters of past
 // minutes, quota counts of ended windows, replay digests past the
-// tolerance, finished deliveries older than 30 days, and approvals 30 days
-// past their expiry. It returns how many rows it removed.
+// tolerance, finished deliveries older than 30 days, approvals 30 days
+// past their expiry, and expired MCP sign-in grants and tokens. It returns how many rows it removed.
 func (s *Store) Cleanup(ctx context.Context) (int64, error) {
 	now := s.now()
 	ms := millis(now)
@@ -36,6 +36,10 @@ func (s *Store) Cleanup(ctx context.Context) (int64, error) {
 		{`DELETE FROM trigger_seen WHERE seen_at < $1`, []any{millis(now.Add(-time.Hour))}},
 		{`DELETE FROM deliveries WHERE status <> $1 AND created_at < $2`, []any{DeliveryPending, millis(now.Add(-keepDeliveries))}},
 		{`DELETE FROM approvals WHERE expires_at < $1`, []any{millis(now.Add(-keepApprovals))}},
+		// Expired MCP sign-ins and tokens (migration 0024); a used code's
+		// grant stays while its tokens live, to revoke them if it comes back.
+		{`DELETE FROM oauth_tokens WHERE expires_at <= $1`, []any{ms}},
+		{`DELETE FROM oauth_grants WHERE expires_at <= $1 AND (code_used_at IS NULL OR NOT EXISTS (SELECT 1 FROM oauth_tokens WHERE family_id = oauth_grants.id))`, []any{ms}},
 	}
 	var total int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {

@@ -19,17 +19,29 @@ type Endpoint struct {
 	Mode        string
 	RequireUser bool
 	Spec        []byte
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Auth is AuthAPIKey or AuthOAuth; AuthConfig is the JSON of how an
+	// oauth endpoint identifies its end user, AuthSecret the sealed secret
+	// of that check (nil when it has none).
+	Auth       string
+	AuthConfig []byte
+	AuthSecret []byte
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
-const endpointColumns = `id, project_id, slug, mode, require_user, spec, created_at, updated_at`
+// Endpoint auth settings (migration 0024).
+const (
+	AuthAPIKey = "api_key"
+	AuthOAuth  = "oauth"
+)
+
+const endpointColumns = `id, project_id, slug, mode, require_user, spec, auth, auth_config, auth_secret, created_at, updated_at`
 
 func scanEndpoint(row interface{ Scan(...any) error }) (Endpoint, error) {
 	var e Endpoint
-	var spec string
+	var spec, authConfig string
 	var created, updated int64
-	err := row.Scan(&e.ID, &e.ProjectID, &e.Slug, &e.Mode, &e.RequireUser, &spec, &created, &updated)
+	err := row.Scan(&e.ID, &e.ProjectID, &e.Slug, &e.Mode, &e.RequireUser, &spec, &e.Auth, &authConfig, &e.AuthSecret, &created, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Endpoint{}, ErrNotFound
 	}
@@ -37,16 +49,25 @@ func scanEndpoint(row interface{ Scan(...any) error }) (Endpoint, error) {
 		return Endpoint{}, err
 	}
 	e.Spec, e.CreatedAt, e.UpdatedAt = []byte(spec), fromMillis(created), fromMillis(updated)
+	if authConfig != "" {
+		e.AuthConfig = []byte(authConfig)
+	}
 	return e, nil
 }
 
-// CreateEndpoint stores an endpoint; a taken slug is ErrConflict.
+// CreateEndpoint stores an endpoint, with a new id unless e has one (its
+// sealed auth secret is bound to it); a taken slug is ErrConflict.
 func (s *Store) CreateEndpoint(ctx context.Context, e Endpoint) (Endpoint, error) {
-	e.ID = NewID()
+	if e.ID == "" {
+		e.ID = NewID()
+	}
 	now := fromMillis(millis(s.now()))
 	e.CreatedAt, e.UpdatedAt = now, now
-	_, err := s.write.ExecContext(ctx, `INSERT INTO endpoints (`+endpointColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		e.ID, e.ProjectID, e.Slug, e.Mode, e.RequireUser, string(e.Spec), millis(now), millis(now))
+	if e.Auth == "" {
+		e.Auth = AuthAPIKey
+	}
+	_, err := s.write.ExecContext(ctx, `INSERT INTO endpoints (`+endpointColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		e.ID, e.ProjectID, e.Slug, e.Mode, e.RequireUser, string(e.Spec), e.Auth, string(e.AuthConfig), nullBytes(e.AuthSecret), millis(now), millis(now))
 	if isUniqueViolation(err) {
 		return Endpoint{}, ErrConflict
 	}
@@ -80,6 +101,19 @@ func (s *Store) EndpointBySlug(ctx context.Context, slug string) (Endpoint, erro
 	return e, err
 }
 
+// EndpointByID returns an endpoint by id (the endpoint a token names).
+func (s *Store) EndpointByID(ctx context.Context, id string) (Endpoint, error) {
+	return scanEndpoint(s.readRow(ctx, `SELECT `+endpointColumns+` FROM endpoints WHERE id = $1`, id))
+}
+
+// nullBytes stores an empty secret as NULL.
+func nullBytes(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
 // ListEndpoints returns a project's endpoints, oldest first.
 func (s *Store) ListEndpoints(ctx context.Context, projectID string) ([]Endpoint, error) {
 	rows, err := s.read.QueryContext(ctx,
@@ -99,11 +133,14 @@ func (s *Store) ListEndpoints(ctx context.Context, projectID string) ([]Endpoint
 	return out, rows.Err()
 }
 
-// UpdateEndpoint replaces an endpoint's mode, user rule and spec.
+// UpdateEndpoint replaces an endpoint's mode, user rule, spec and auth.
 func (s *Store) UpdateEndpoint(ctx context.Context, e Endpoint) error {
+	if e.Auth == "" {
+		e.Auth = AuthAPIKey
+	}
 	res, err := s.write.ExecContext(ctx,
-		`UPDATE endpoints SET mode = $1, require_user = $2, spec = $3, updated_at = $4 WHERE slug = $5`,
-		e.Mode, e.RequireUser, string(e.Spec), millis(s.now()), e.Slug)
+		`UPDATE endpoints SET mode = $1, require_user = $2, spec = $3, auth = $4, auth_config = $5, auth_secret = $6, updated_at = $7 WHERE slug = $8`,
+		e.Mode, e.RequireUser, string(e.Spec), e.Auth, string(e.AuthConfig), nullBytes(e.AuthSecret), millis(s.now()), e.Slug)
 	// This process sees its own change at once, without waiting for the
 	// notification (recordcache.go).
 	s.keys.dropEndpoint(e.Slug)

@@ -27,6 +27,7 @@ var sealedColumns = []SealedColumn{
 	{Name: "webhooks.secret", table: "webhooks", column: "secret", keys: []string{"id"}},
 	{Name: "triggers.secret", table: "triggers", column: "secret", keys: []string{"id"}},
 	{Name: "oauth_states.verifier", table: "oauth_states", column: "verifier", keys: []string{"id"}},
+	{Name: "endpoints.auth_secret", table: "endpoints", column: "auth_secret", keys: []string{"id"}},
 	{Name: "project_connectors.headers", table: "project_connectors", column: "headers", keys: []string{"project_id", "connector_id"}},
 }
 
