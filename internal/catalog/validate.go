@@ -144,7 +144,10 @@ func (v *validator) connector(c *Connector) {
 			v.add("identity.method", "%q is not an HTTP method", c.Identity.Method)
 		}
 	}
-	if len(c.Tools) == 0 {
+	// A project's MCP server that signs its users in with OAuth may list
+	// its tools only to a signed-in user: it has none until the first
+	// user connects (upstream.FetchTools).
+	if len(c.Tools) == 0 && !(v.relaxed && c.MCP() && c.OAuthMCP()) {
 		v.add("tools", "at least one tool is required")
 	}
 	for i, t := range c.Tools {
@@ -219,6 +222,11 @@ func (v *validator) authMethod(p string, m *AuthMethod, fields map[string]bool) 
 			}
 		}
 		v.tokenParams(p, m, fields)
+		if r := m.OAuth2.Resource; r != "" {
+			if u, err := url.Parse(r); err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" {
+				v.add(p+".oauth2.resource", "%q must be an absolute URL without a fragment", r)
+			}
+		}
 	case AuthAPIKey:
 		if m.APIKey == nil {
 			v.add(p+".apiKey", "is required for type api_key (where the key goes)")

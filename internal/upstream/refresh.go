@@ -31,6 +31,14 @@ func (r *Refresher) RefreshAll(ctx context.Context) (int, error) {
 	}
 	changed := 0
 	for _, pc := range all {
+		var stored catalog.Connector
+		_ = json.Unmarshal(pc.Definition, &stored)
+		stored.Origin = pc.Origin
+		if stored.OAuthMCP() {
+			// Its tools are listed with a user's token, when a user
+			// connects (ToolFetcher); there is none to use here.
+			continue
+		}
 		headers, err := OpenHeaders(r.Keyring, pc.ProjectID, pc.ConnectorID, pc.Headers)
 		if err != nil {
 			r.Logger.WarnContext(ctx, "cannot open an MCP server's headers", "connector", pc.ConnectorID, "project_id", pc.ProjectID)
