@@ -240,7 +240,7 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 		Policies: a.Policies, BaseURL: cfg.BaseURL, Now: o.Now, Log: a.ExecLog, Redact: a.Redact})
 	a.Page = connect.NewPage(connect.PageOptions{Links: a.Links, Store: st, Projects: a.Catalogs, Accounts: a.Accounts,
 		Executor: a.Executor, Keyring: ring, Guard: guard, Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL, Now: o.Now,
-		ToolsFunc: (&upstream.ToolFetcher{Store: st, Keyring: ring, Guard: guard, Logger: log}).Fetch})
+		ToolsFunc: (&upstream.ToolFetcher{Store: st, Keyring: ring, Guard: guard}).Fetch})
 	a.MCP = mcpserver.New(a.Sessions, log, a.Tracer)
 	a.API = httpapi.New(httpapi.Options{
 		Store: st, Logger: log, Catalog: cat, Catalogs: a.Catalogs, Logos: catFS, Accounts: a.Accounts, Executor: a.Executor,

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 
 	"github.com/switchboard-gw/switchboard/internal/catalog"
@@ -70,7 +69,6 @@ type ToolFetcher struct {
 	Store   *store.Store
 	Keyring *secret.Keyring
 	Guard   *netguard.Guard
-	Logger  *slog.Logger
 }
 
 // ErrNotOAuthMCP is returned for a connector that is not a project's MCP
