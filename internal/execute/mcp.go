@@ -42,7 +42,7 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	if err := e.enforce(ctx, t, c.Policy, c.UserID, toolSubject(tool, conn, input), rec); err != nil {
 		return nil, err
 	}
-	authz, err := e.mcpAuthorization(ctx, conn, con)
+	authz, err := e.mcpAuthorization(ctx, conn, con, false)
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +55,22 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 		return nil, err
 	}
 	res, err := e.sendMCP(ctx, t, authz, k, params, rec)
+	if errors.Is(err, upstream.ErrUnauthorized) && conn.ID != "" {
+		// As for any OAuth connector: a token refused before its expiry
+		// (revoked, ended early) is refreshed once and the call retried; a
+		// fresh token refused too asks the user to connect again.
+		if fresh, ferr := e.mcpAuthorization(ctx, conn, con, true); ferr != nil {
+			return nil, ferr
+		} else if fresh != "" {
+			authz, k.token = fresh, tokenMark(fresh)
+			if res, err = e.sendMCP(ctx, t, authz, k, params, rec); errors.Is(err, upstream.ErrUnauthorized) {
+				if serr := e.store.SetConnectionStatus(ctx, conn.ID, conn.Revision, store.StatusReauthRequired); serr != nil {
+					e.log.ErrorContext(ctx, "could not mark connection for reauthorization", "connection_id", conn.ID, "error", serr.Error())
+				}
+				return nil, reauth(conn)
+			}
+		}
+	}
 	if cause, _ := reachCause(err); err != nil && cause != causeUnknown {
 		return nil, e.unreachable(ctx, err, "MCP server", "MCP server "+con.ID, con.ID, hostOf(con.API.BaseURL))
 	}
@@ -123,7 +139,9 @@ func (e *Executor) sendMCP(ctx context.Context, t tenant.Tenant, authz string, k
 // sends to an MCP server ("" without one): its key, or its OAuth access
 // token, refreshed first when it has expired (or is about to), as for any
 // OAuth connector; a failed refresh marks the account reauth_required.
-func (e *Executor) mcpAuthorization(ctx context.Context, conn store.Connection, con *catalog.Connector) (string, error) {
+// With force, it is the header after refreshing the token whatever its
+// expiry, and "" for an account that has no refresh token.
+func (e *Executor) mcpAuthorization(ctx context.Context, conn store.Connection, con *catalog.Connector, force bool) (string, error) {
 	if conn.ID == "" {
 		return "", nil
 	}
@@ -131,13 +149,16 @@ func (e *Executor) mcpAuthorization(ctx context.Context, conn store.Connection, 
 	if err != nil {
 		return "", err
 	}
-	if cred.Type == catalog.AuthOAuth2 {
-		if m := method(con, cred); m != nil && m.OAuth2 != nil {
-			cred = e.fresh.newer(conn, cred)
-			if needsRefresh(cred, e.now()) {
-				if cred, err = e.refreshToken(ctx, conn, cred, con, m, false); err != nil {
-					return "", err
-				}
+	m := method(con, cred)
+	refreshable := cred.Type == catalog.AuthOAuth2 && m != nil && m.OAuth2 != nil
+	if force && (!refreshable || cred.RefreshToken == "") {
+		return "", nil
+	}
+	if refreshable {
+		cred = e.fresh.newer(conn, cred)
+		if force || needsRefresh(cred, e.now()) {
+			if cred, err = e.refreshToken(ctx, conn, cred, con, m, force); err != nil {
+				return "", err
 			}
 		}
 	}

@@ -334,6 +334,20 @@ func runOAuthServerScenario(t *testing.T, f *fixture, fake *oauthMCP) {
 		t.Fatalf("alice's stored token after the refresh: %q %v", cred.AccessToken, err)
 	}
 
+	// A token the server stops taking before its expiry (revoked) is
+	// refreshed once on the 401, and the call retried.
+	fake.expire()
+	st, body, raw = f.json("POST", "/v1/tools/execute", `{"toolId":"files_list_files","userId":"alice","input":{}}`)
+	if st != 200 || dataOf(body)["user"] != "alice" {
+		t.Fatalf("alice's call after a revocation: %d %s", st, raw)
+	}
+	fake.mu.Lock()
+	grants = append([]string(nil), fake.grants...)
+	fake.mu.Unlock()
+	if len(grants) != 4 || grants[3] != "refresh_token "+fake.resource() {
+		t.Fatalf("token requests after a revocation: %v", grants)
+	}
+
 	// A refresh the server refuses asks the user to connect again.
 	fake.mu.Lock()
 	fake.refresh = map[string]string{}
