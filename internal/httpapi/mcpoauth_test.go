@@ -197,9 +197,15 @@ func (f *oauthMCP) serveAS(w http.ResponseWriter, r *http.Request) {
 		f.n++
 		at, rt := fmt.Sprintf("at-%s-%d", user, f.n), fmt.Sprintf("rt-%s-%d", user, f.n)
 		f.access[at], f.refresh[rt] = user, user
+		// A refreshed token lasts a day: longer than expireTokens moves
+		// the fixture's clock past the first ones.
+		lifetime := 3600
+		if form.Get("grant_type") == "refresh_token" {
+			lifetime = 86400
+		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": at, "refresh_token": rt, "token_type": "Bearer",
-			"expires_in": 3600, "scope": "files:read"})
+			"expires_in": lifetime, "scope": "files:read"})
 	default:
 		http.NotFound(w, r)
 	}
