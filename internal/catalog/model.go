@@ -88,6 +88,10 @@ type Connector struct {
 	// Origin is "" for a built-in connector, "mcp" for a project's MCP
 	// server and "openapi" for a project's imported REST API.
 	Origin string `yaml:"-" json:"origin,omitempty"`
+	// ToolDataClass is the data classification a project's MCP server
+	// gives every tool it lists, kept for a server whose tools come later
+	// (one that lists them only to a signed-in user).
+	ToolDataClass string `yaml:"-" json:"toolDataClass,omitempty"`
 }
 
 // Builtin reports whether the connector ships with Switchboard.

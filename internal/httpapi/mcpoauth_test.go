@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/store/storetest"
@@ -219,7 +220,7 @@ func addOAuthServer(t *testing.T, f *fixture, fake *oauthMCP, clientID, clientSe
 	pool.AddCert(fake.mcp.Certificate())
 	guard := netguard.New(netguard.Options{AllowLoopback: true, TLSConfig: &tls.Config{RootCAs: pool}})
 	return upstream.AddOAuthMCP(context.Background(), upstream.OAuthServer{Store: f.store, Keyring: f.ring, Scope: guard.MCPServer("files"),
-		ProjectID: f.project.ID, URL: fake.resource(), Options: upstream.MCPOptions{ID: "files"}, RedirectURI: sbCallback,
+		ProjectID: f.project.ID, URL: fake.resource(), Options: upstream.MCPOptions{ID: "files", DataClass: "standard"}, RedirectURI: sbCallback,
 		ClientID: clientID, ClientSecret: clientSecret, Headers: map[string]string{}})
 }
 
@@ -294,7 +295,14 @@ func runOAuthServerScenario(t *testing.T, f *fixture, fake *oauthMCP) {
 	}
 
 	connectOAuth(t, f, fake, "alice")
-	// The first user's token listed the tools.
+	// The first user's token listed the tools, classified as the server
+	// was added, and the OAuth method stayed.
+	pc, err := f.store.GetProjectConnector(ctx, f.project.ID, "files")
+	var def catalog.Connector
+	if err != nil || json.Unmarshal(pc.Definition, &def) != nil || len(def.Tools) != 1 || def.Tools[0].ID != "files_list_files" ||
+		def.Tools[0].DataClassification != "standard" || len(def.AuthMethods) != 1 || def.AuthMethods[0].OAuth2.Resource != fake.resource() {
+		t.Fatalf("the server's definition after the first sign-in: %s %v", pc.Definition, err)
+	}
 	st, body, raw := f.json("POST", "/v1/tools/execute", `{"toolId":"files_list_files","userId":"alice","input":{}}`)
 	if st != 200 || dataOf(body)["user"] != "alice" {
 		t.Fatalf("alice's call: %d %s", st, raw)

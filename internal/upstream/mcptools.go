@@ -36,6 +36,7 @@ func NewOAuthMCP(serverURL string, o MCPOptions, m catalog.AuthMethod, discovere
 		}
 	}
 	con.AuthMethods = []catalog.AuthMethod{m}
+	con.ToolDataClass = cmp.Or(o.DataClass, catalog.ClassPII)
 	if err := catalog.CheckOwn(con); err != nil {
 		return nil, err
 	}
@@ -54,7 +55,7 @@ func Rediscover(ctx context.Context, scope *netguard.Scope, pc store.ProjectConn
 		return nil, err
 	}
 	if old.OAuthMCP() {
-		con.AuthMethods = old.AuthMethods
+		con.AuthMethods, con.ToolDataClass = old.AuthMethods, old.ToolDataClass
 		if err := catalog.CheckOwn(con); err != nil {
 			return nil, err
 		}

@@ -87,8 +87,8 @@ func (r *Refresher) Run(ctx context.Context, interval time.Duration) {
 func OptionsOf(id string, definition []byte) MCPOptions {
 	var c catalog.Connector
 	_ = json.Unmarshal(definition, &c)
-	o := MCPOptions{ID: id, Name: c.Name, Description: c.Description, Category: c.Category}
-	if len(c.Tools) > 0 {
+	o := MCPOptions{ID: id, Name: c.Name, Description: c.Description, Category: c.Category, DataClass: c.ToolDataClass}
+	if len(c.Tools) > 0 && o.DataClass == "" {
 		o.DataClass = c.Tools[0].DataClassification
 	}
 	return o
