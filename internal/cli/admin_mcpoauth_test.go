@@ -53,6 +53,11 @@ func TestAdminMCPServerOAuth_RegistrationRefused(t *testing.T) {
 	if code, out, _ := runCLI(t, env, "admin", "authconfig", "list", "--project", proj.ID, "--json"); code != 0 || strings.Contains(out, "files") {
 		t.Fatalf("auth configs after a refused registration: %d %s", code, out)
 	}
+	// Added without --oauth, the server's 401 comes with a hint.
+	if code, _, stderr := runCLI(t, env, "admin", "mcp-server", "add", "--project", proj.ID, "--id", "files", "--url", srv.URL+"/mcp"); code != exitError ||
+		!strings.Contains(stderr, "401 Unauthorized; if its users sign in to it with OAuth, add it with --oauth") {
+		t.Fatalf("add without --oauth: %d %s", code, stderr)
+	}
 	// A client secret without a client id, or a client without --oauth, is a usage error.
 	for _, args := range [][]string{{"--oauth", "--client-secret", "s"}, {"--client-id", "c"}} {
 		code, _, stderr := runCLI(t, env, append([]string{"admin", "mcp-server", "add", "--project", proj.ID, "--id", "files", "--url", srv.URL + "/mcp"}, args...)...)

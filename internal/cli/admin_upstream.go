@@ -300,6 +300,9 @@ func (p *Program) adminMCPServer(ctx context.Context, verb string, args []string
 	client := app.OutboundGuard(a.cfg).MCPServer(*id).Client()
 	con, err := upstream.DiscoverMCP(ctx, client, *serverURL, headers, upstream.MCPOptions{ID: *id, Name: *name,
 		Description: *description, Category: *category, DataClass: *dataClass})
+	if errors.Is(err, upstream.ErrUnauthorized) && verb == "add" {
+		return fmt.Errorf("%w; if its users sign in to it with OAuth, add it with --oauth", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -39,13 +39,14 @@ type headerTransport struct {
 	headers map[string]string
 	next    http.RoundTripper
 	// refuse401 turns a 401 answer into ErrUnauthorized, so a caller can
-	// tell a refused credential from other failures.
+	// tell a refused (or missing) credential from other failures.
 	refuse401 bool
 }
 
-// ErrUnauthorized is an MCP server's 401 answer to a request that carried
-// a credential (an expired or revoked token).
-var ErrUnauthorized = errors.New("the MCP server refused the credential (HTTP 401)")
+// ErrUnauthorized is an MCP server's 401 answer: the credential the
+// request carried was refused (an expired or revoked token), or the
+// server wants one.
+var ErrUnauthorized = errors.New("the MCP server answered 401 Unauthorized")
 
 // errOtherOrigin refuses a request an MCP server sent elsewhere.
 var errOtherOrigin = errors.New("the MCP server sent the client to another origin, which Switchboard does not follow")
@@ -88,7 +89,7 @@ func Connect(ctx context.Context, client *http.Client, serverURL, transport stri
 	if err != nil {
 		return nil, errors.New("the MCP server URL is not a valid URL")
 	}
-	hc := &http.Client{Transport: headerTransport{origin: origin, headers: headers, next: client.Transport, refuse401: headers["Authorization"] != ""},
+	hc := &http.Client{Transport: headerTransport{origin: origin, headers: headers, next: client.Transport, refuse401: true},
 		Timeout: client.Timeout, CheckRedirect: client.CheckRedirect}
 	c := mcp.NewClient(&mcp.Implementation{Name: "switchboard", Version: "1.0.0"}, nil)
 	if transport == catalog.TransportSSE {
