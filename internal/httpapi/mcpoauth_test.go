@@ -294,6 +294,10 @@ func runOAuthServerScenario(t *testing.T, f *fixture, fake *oauthMCP) {
 		t.Fatalf("auth methods: %+v", m)
 	}
 
+	// Before anyone signed in, the server is a connector without tools.
+	if st, body, raw := f.json("GET", "/v1/connectors/files", ""); st != 200 || dataOf(body)["mcp"] != true {
+		t.Fatalf("the server before any sign-in: %d %s", st, raw)
+	}
 	connectOAuth(t, f, fake, "alice")
 	// The first user's token listed the tools, classified as the server
 	// was added, and the OAuth method stayed.
