@@ -134,6 +134,7 @@ func run() int {
 	bin := flag.String("bin", "", "a switchboard binary to run instead of building one from the tree")
 	logOut := flag.String("log", "", "copy the main serve process's log here at the end (it lives in a temporary directory otherwise)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the bench process (clients, fake provider, bare proxy) here")
+	grow := flag.Int("grow", 0, "also measure tools/list and search_actions on a second serve whose catalog holds the built-in one this many times over (3), as the catalog grows")
 	metrics := flag.Bool("metrics", true, "run the main serve with its Prometheus listener on (SWITCHBOARD_METRICS_ADDR), as a monitored deployment runs")
 	flag.Parse()
 
@@ -186,6 +187,14 @@ func run() int {
 			}
 		}
 		rep.Results = m.run(paths)
+		if *grow > 1 {
+			grown, err := fx.measureGrown(m, *grow, *metrics, *only)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench: grown catalog:", err)
+				return 1
+			}
+			rep.Results = append(rep.Results, grown...)
+		}
 		if *only == "" || strings.Contains("trigger ingress", *only) {
 			in := st.measureIngress(m, *conc)
 			rep.Ingress = &in
@@ -226,6 +235,7 @@ func run() int {
 
 	rep.Budgets = budgetsOf(rep.Results, rep.Levels, rep.Ingress)
 	rep.Budgets = append(rep.Budgets, scaleBudgets(rep.Scale)...)
+	rep.Budgets = append(rep.Budgets, grownBudgets(rep.Results, *grow)...)
 	if rep.Resolution != nil {
 		rep.Budgets = append(rep.Budgets, atLeast("account resolution: req/s with writes / without", rep.Resolution.Ratio, 0.9, "x"))
 	}

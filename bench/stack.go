@@ -155,6 +155,9 @@ type stackOptions struct {
 	// metrics turns on serve's Prometheus listener, as an operator who
 	// scrapes it runs serve.
 	metrics bool
+	// grow, above 1, imports that many copies of the built-in catalog in
+	// all (grow.go).
+	grow int
 }
 
 // newStack makes a database, provisions it with the admin commands and
@@ -251,6 +254,11 @@ func (s *stack) provision(dir string, o stackOptions) error {
 	}
 	if !o.full {
 		return nil
+	}
+	if o.grow > 1 {
+		if err := s.importCopies(dir, o.grow); err != nil {
+			return err
+		}
 	}
 	if _, err := s.srv.admin("endpoint", "create", "--project", proj.ID, "--slug", "bulk-all", "--connectors", "bulk", "--mode", "tools"); err != nil {
 		return err

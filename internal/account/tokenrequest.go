@@ -17,16 +17,16 @@ import (
 
 // TokenClient returns the HTTP client for an auth method's token requests
 // (the code exchange at the Connect page, a refresh in execute): c itself,
-// or, for a method whose provider takes the request as JSON
-// (tokenBodyType: json), a copy that sends the form x/oauth2 writes as a
-// JSON object with the same fields. The redirect policy and timeout of c
-// are kept.
+// or a copy that sends the form x/oauth2 writes as a JSON object with the
+// same fields (tokenBodyType: json), and that lifts the token's fields to
+// the top of the answer from where the provider nests them (tokenPath).
+// The redirect policy and timeout of c are kept.
 //
 // For a method with a resource indicator (RFC 8707), every token request
 // (the code exchange and each refresh, which x/oauth2 sends without extra
 // fields) carries it as the resource field.
 func TokenClient(c *http.Client, o *catalog.OAuth2) *http.Client {
-	if o == nil || o.TokenBodyType != "json" && o.Resource == "" {
+	if o == nil || (o.TokenBodyType != "json" && o.TokenPath == "" && o.Resource == "") {
 		return c
 	}
 	cc := *c
@@ -36,6 +36,9 @@ func TokenClient(c *http.Client, o *catalog.OAuth2) *http.Client {
 	}
 	if o.TokenBodyType == "json" {
 		next = jsonTokenBody{next: next}
+	}
+	if o.TokenPath != "" {
+		next = nestedToken{next: next, path: o.TokenPath}
 	}
 	if o.Resource != "" {
 		next = resourceTokenBody{resource: o.Resource, next: next}
@@ -74,6 +77,50 @@ func (t resourceTokenBody) RoundTrip(req *http.Request) (*http.Response, error) 
 	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	out.ContentLength = int64(len(body))
 	return t.next.RoundTrip(out)
+}
+
+// maxTokenAnswer bounds a token answer read to lift nested fields.
+const maxTokenAnswer = 1 << 20
+
+// nestedToken moves the fields of the object at path in a JSON token answer
+// to its top, over what is there (Slack answers a user token under
+// authed_user, beside the bot token, if any). An answer without that object
+// loses its top-level access_token, so the exchange fails instead of
+// storing a token of another kind.
+type nestedToken struct {
+	next http.RoundTripper
+	path string
+}
+
+// RoundTrip implements http.RoundTripper.
+func (n nestedToken) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := n.next.RoundTrip(req)
+	if err != nil || res.StatusCode != http.StatusOK {
+		return res, err
+	}
+	raw, err := io.ReadAll(io.LimitReader(res.Body, maxTokenAnswer))
+	_ = res.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("account: read token answer: %w", err)
+	}
+	var obj map[string]any
+	if json.Unmarshal(raw, &obj) == nil {
+		if inner, ok := catalog.SelectPath(obj, n.path).(map[string]any); ok {
+			for k, v := range inner {
+				obj[k] = v
+			}
+		} else {
+			delete(obj, "access_token")
+		}
+		if b, err := json.Marshal(obj); err == nil {
+			raw = b
+			res.Header.Set("Content-Type", "application/json")
+		}
+	}
+	res.Body = io.NopCloser(bytes.NewReader(raw))
+	res.ContentLength = int64(len(raw))
+	res.Header.Del("Content-Length")
+	return res, nil
 }
 
 // jsonTokenBody re-encodes a form-encoded request body as a JSON object

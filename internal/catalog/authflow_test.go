@@ -54,6 +54,8 @@ func TestLoad_SignInFields(t *testing.T) {
 		{"match placeholder not a field", "https://{site}.acme.test\"}", "https://{host}.acme.test\"}", "placeholder {host}"},
 		{"after-token header without the token", "afterToken: {url", "afterToken: {tokenFormat: OAuth, url", `"OAuth" must hold {value} once`},
 		{"bad after-token method", "afterToken: {url", "afterToken: {method: PUT, url", `"PUT" must be GET or POST`},
+		{"scope parameter name", "redirectParams: [realm]", "redirectParams: [realm]\n      scopeParam: \"user scope\"", `"user scope" is not a query parameter name`},
+		{"token path", "redirectParams: [realm]", "redirectParams: [realm]\n      tokenPath: authed_user..x", `"authed_user..x" is not a dotted path`},
 		{"header placeholder", `api: {baseUrl: "https://{site}.acme.test/v1"}`, `api: {baseUrl: "https://{site}.acme.test/v1", headers: {X-Tenant: "{tenant}"}}`, "placeholder {tenant} is not a connection field"},
 	}
 	for _, c := range cases {

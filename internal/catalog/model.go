@@ -261,7 +261,15 @@ type OAuth2 struct {
 	Scopes   []string `yaml:"scopes" json:"scopes,omitempty"`
 	// ScopeSeparator joins scopes in the authorize URL; a space by default.
 	ScopeSeparator string `yaml:"scopeSeparator" json:"scopeSeparator,omitempty"`
-	PKCE           bool   `yaml:"pkce" json:"pkce"`
+	// ScopeParam is the authorize URL parameter the scopes go in, when the
+	// provider names it otherwise than scope (Slack's user_scope, which
+	// asks for a token acting as the signed-in user).
+	ScopeParam string `yaml:"scopeParam" json:"scopeParam,omitempty"`
+	// TokenPath is the dotted path of the object in the token answer that
+	// holds the token's fields (access_token, scope, refresh_token,
+	// expires_in), when they are not at its top (Slack's authed_user).
+	TokenPath string `yaml:"tokenPath" json:"tokenPath,omitempty"`
+	PKCE      bool   `yaml:"pkce" json:"pkce"`
 	// TokenAuthStyle is "header" (HTTP basic) or "body" (client id and
 	// secret as form fields) for the token endpoint.
 	TokenAuthStyle string `yaml:"tokenAuthStyle" json:"tokenAuthStyle"`

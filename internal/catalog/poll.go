@@ -29,6 +29,10 @@ const (
 	CursorToken = "token"
 	// CursorCount remembers how many items the list had (rows of a sheet).
 	CursorCount = "count"
+	// CursorUpcoming looks ahead: each poll lists the items whose time
+	// (Field) falls in the next Lead, such as events about to start, and
+	// emits each item once for each time it is due.
+	CursorUpcoming = "upcoming"
 )
 
 // Cursor formats: how a timestamp cursor is written into a request.
@@ -44,6 +48,9 @@ const MinPollInterval = time.Minute
 
 // MaxPollLag bounds a timestamp cursor's lag.
 const MaxPollLag = time.Hour
+
+// MaxPollLead bounds how far ahead an upcoming cursor looks.
+const MaxPollLead = 7 * 24 * time.Hour
 
 // Poll is the list call of a poll trigger and how to read its answer.
 // Path, Query and Body take {config fields} of the trigger and {cursor}.
@@ -84,6 +91,12 @@ type PollCursor struct {
 	// the cursor, and the items seen already are skipped (timestamp
 	// cursors with a field; at most MaxPollLag).
 	Lag Duration `yaml:"lag" json:"lag,omitempty"`
+	// Lead is how far ahead an upcoming cursor looks: an item is due once
+	// its time is at most Lead away. {cursor} is the poll's time and
+	// {until} that time plus the lead. LeadField names an integer config
+	// field, in minutes, that replaces Lead for one trigger.
+	Lead      Duration `yaml:"lead" json:"lead,omitempty"`
+	LeadField string   `yaml:"leadField" json:"leadField,omitempty"`
 	// Start is the call that yields the first token (token cursors).
 	Start *PollStart `yaml:"start" json:"start,omitempty"`
 	// Next lists dotted paths in the list answer where the next token may
@@ -171,6 +184,12 @@ func (v *validator) pollTrigger(p string, tr *Trigger, configProps map[string]js
 	usesCursor := false
 	config := func(where string, cursorOK bool) func(string) {
 		return func(name string) {
+			if name == "until" && pl.Cursor.Type == CursorUpcoming {
+				if !cursorOK {
+					v.add(pp+"."+where, "{until} cannot go here")
+				}
+				return
+			}
 			if name == "cursor" {
 				if !cursorOK {
 					v.add(pp+"."+where, "{cursor} cannot go here")
@@ -258,6 +277,30 @@ func (v *validator) pollTrigger(p string, tr *Trigger, configProps map[string]js
 		if c.Field != "" || c.Format != "" || c.Lag != 0 {
 			v.add(cp, "field, format and lag belong to timestamp cursors")
 		}
+	case CursorUpcoming:
+		if pl.ID == "" {
+			v.add(pp+".id", "is required: items are told apart by their id")
+		}
+		if !dottedPath(c.Field) {
+			v.add(cp+".field", "is required: the dotted path of the time an item is due (an event's start)")
+		}
+		if !slices.Contains([]string{"", FormatRFC3339, FormatRFC3339MS, FormatUnix, FormatUnixMS}, c.Format) && !strings.Contains(c.Format, "2006") {
+			v.add(cp+".format", "%q must be rfc3339, rfc3339ms, unix, unixms or a Go time layout (2006-01-02 15:04)", c.Format)
+		}
+		if c.Lead < Duration(time.Minute) || time.Duration(c.Lead) > MaxPollLead {
+			v.add(cp+".lead", "is required: how far ahead to look, between 1m and %s", MaxPollLead)
+		}
+		if c.LeadField != "" {
+			if _, ok := configProps[c.LeadField]; !ok {
+				v.add(cp+".leadField", "%q is not a config field", c.LeadField)
+			}
+		}
+		if !usesCursor {
+			v.add(cp, "an upcoming cursor must be sent: put {cursor} (now) and {until} (now plus the lead) in the query or body")
+		}
+		if c.Lag != 0 || c.Start != nil || len(c.Next) > 0 || c.More != "" {
+			v.add(cp, "an upcoming cursor takes field, format, lead and leadField only")
+		}
 	case CursorCount:
 		if pl.ID != "" {
 			v.add(pp+".id", "a count cursor numbers items by position; leave id out")
@@ -269,7 +312,10 @@ func (v *validator) pollTrigger(p string, tr *Trigger, configProps map[string]js
 			v.add(cp, "a count cursor takes only its type")
 		}
 	default:
-		v.add(cp+".type", "%q must be timestamp, token or count", c.Type)
+		v.add(cp+".type", "%q must be timestamp, token, count or upcoming", c.Type)
+	}
+	if c.Type != CursorUpcoming && (c.Lead != 0 || c.LeadField != "") {
+		v.add(cp, "lead and leadField belong to upcoming cursors")
 	}
 	if pl.MinInterval != 0 && time.Duration(pl.MinInterval) < MinPollInterval {
 		v.add(pp+".minInterval", "must be at least %s", MinPollInterval)

@@ -64,7 +64,14 @@ func TestLoad_PollTrigger_RejectsBadDefinitions(t *testing.T) {
 		{"unknown placeholder", `tag: "{tag}"`, `tag: "{label}"`, "placeholder {label} is neither a config field nor cursor"},
 		{"bad items", "items: data.items", "items: data..items", "dotted path of the array of items"},
 		{"no id", "      id: id\n", "", "items are told apart by their id"},
-		{"cursor type", "type: timestamp", "type: clock", `"clock" must be timestamp, token or count`},
+		{"cursor type", "type: timestamp", "type: clock", `"clock" must be timestamp, token, count or upcoming`},
+		{"upcoming without lead", `{type: timestamp, field: created_at}`, `{type: upcoming, field: created_at}`, "lead: is required"},
+		{"upcoming lead too long", `{type: timestamp, field: created_at}`, `{type: upcoming, field: created_at, lead: 200h}`, "between 1m and 168h0m0s"},
+		{"upcoming without field", `{type: timestamp, field: created_at}`, `{type: upcoming, lead: 15m}`, "field: is required"},
+		{"upcoming lead field unknown", `{type: timestamp, field: created_at}`, `{type: upcoming, field: starts_at, lead: 15m, leadField: minutes}`, `"minutes" is not a config field`},
+		{"upcoming with lag", `{type: timestamp, field: created_at}`, `{type: upcoming, field: starts_at, lead: 15m, lag: 1m}`, "takes field, format, lead and leadField only"},
+		{"lead on a timestamp cursor", `{type: timestamp, field: created_at}`, `{type: timestamp, field: created_at, lead: 15m}`, "lead and leadField belong to upcoming cursors"},
+		{"until outside upcoming", `{since: "{cursor}", tag: "{tag}"}`, `{since: "{cursor}", before: "{until}"}`, "placeholder {until} is neither a config field nor cursor"},
 		{"lag too long", "field: created_at}", "field: created_at, lag: 2h}", "lag: must be between 0 and 1h0m0s"},
 		{"format", "field: created_at}", "field: created_at, format: iso}", `"iso" must be rfc3339, rfc3339ms, unix, unixms or a Go time layout`},
 		{"unsent timeless cursor", `{since: "{cursor}", tag: "{tag}"}
@@ -95,6 +102,24 @@ func TestLoad_PollTrigger_RejectsBadDefinitions(t *testing.T) {
 				t.Fatalf("err %v, want it to say %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestLoad_PollTrigger_Upcoming(t *testing.T) {
+	t.Parallel()
+	def := strings.NewReplacer(`{since: "{cursor}", tag: "{tag}"}`, `{from: "{cursor}", to: "{until}"}`,
+		`{type: timestamp, field: created_at}`, `{type: upcoming, field: start.at, lead: 15m, leadField: minutes}`,
+		"        tag: {type: string}", "        minutes: {type: integer, minimum: 1, maximum: 1440}").Replace(pollTrigger)
+	cat, err := Load(fstest.MapFS{
+		"connectors/acme.yaml": {Data: []byte(goodConnector + def)},
+		"logos/acme.svg":       {Data: []byte("<svg/>")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := cat.Trigger("acme_item_created")
+	if c := tr.Poll.Cursor; c.Type != CursorUpcoming || time.Duration(c.Lead) != 15*time.Minute || c.LeadField != "minutes" {
+		t.Fatalf("cursor %+v", c)
 	}
 }
 

@@ -3,9 +3,13 @@ package catalog
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 )
+
+// paramName is a query parameter name a definition may choose.
+var paramName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 
 // methodFields checks what ties an auth method to connection fields: its
 // own base URL, the api.baseUrl placeholders its accounts must fill, the
@@ -33,6 +37,15 @@ func (v *validator) methodFields(p string, c *Connector, m *AuthMethod) {
 	if m.Type != AuthOAuth2 && (len(o.RedirectParams) > 0 || o.AfterToken != nil) {
 		v.add(p+".oauth2", "redirectParams and afterToken are only for type oauth2 (a sign-in in the browser)")
 		return
+	}
+	if m.Type != AuthOAuth2 && (o.ScopeParam != "" || o.TokenPath != "") {
+		v.add(p+".oauth2", "scopeParam and tokenPath are only for type oauth2 (a sign-in in the browser)")
+	}
+	if o.ScopeParam != "" && !paramName.MatchString(o.ScopeParam) {
+		v.add(p+".oauth2.scopeParam", "%q is not a query parameter name (letters, digits, _ and -)", o.ScopeParam)
+	}
+	if o.TokenPath != "" && !dottedPath(o.TokenPath) {
+		v.add(p+".oauth2.tokenPath", "%q is not a dotted path", o.TokenPath)
 	}
 	for i, name := range o.RedirectParams {
 		if !used[name] {

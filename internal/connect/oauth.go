@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -130,10 +131,15 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 		return fail(err)
 	}
 	authURL := conf.AuthCodeURL(state, opts...)
-	if sep := m.OAuth2.ScopeSeparator; sep != "" && sep != " " && len(conf.Scopes) > 0 {
+	sep, param := m.OAuth2.ScopeSeparator, m.OAuth2.ScopeParam
+	if len(conf.Scopes) > 0 && (sep != "" && sep != " " || param != "" && param != "scope") {
+		if sep == "" {
+			sep = " "
+		}
 		u, _ := url.Parse(authURL)
 		q := u.Query()
-		q.Set("scope", strings.Join(conf.Scopes, sep))
+		q.Del("scope")
+		q.Set(cmp.Or(param, "scope"), strings.Join(conf.Scopes, sep))
 		u.RawQuery = q.Encode()
 		authURL = u.String()
 	}

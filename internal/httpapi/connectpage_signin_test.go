@@ -245,6 +245,18 @@ func (f *signInFake) token(w http.ResponseWriter, r *http.Request, spec tokenSpe
 			time.Now().Add(lifetime).UTC().Format(time.RFC3339)+`","merchant_id":"ML1","refresh_token":"rt","short_lived":false}`)
 		return
 	}
+	if spec.who == "slack" && form.Get("code") == "code-slack-user" {
+		// A sign-in that asked for user scopes only: Slack answers the
+		// user's token under authed_user and no top-level token.
+		_, _ = io.WriteString(w, `{"ok":true,"app_id":"A0APP","team":{"id":"T0TEAM","name":"Acme"},`+
+			`"authed_user":{"id":"U0ANN","scope":"search:read,users.profile:write,chat:write","access_token":"at-slack-user","token_type":"user"}}`)
+		return
+	}
+	if spec.who == "slack" && form.Get("code") == "code-slack-nouser" {
+		// A bot token only, where a user token was asked for.
+		_, _ = io.WriteString(w, `{"ok":true,"access_token":"at-slack-bot","token_type":"bot","scope":"chat:write"}`)
+		return
+	}
 	if spec.lasting {
 		_, _ = io.WriteString(w, `{"access_token":"`+access+`","token_type":"Bearer"`+extra+`}`)
 		return

@@ -192,7 +192,7 @@ func (p *Poller) poll(ctx context.Context, t store.Trigger, pl *catalog.Poll, cu
 		}
 		return cursorState{Token: tok, Placed: true}, false, nil
 	}
-	vars["cursor"] = cur.queryCursor(pl.Cursor)
+	until := vars.setCursor(pl.Cursor, cur, cfg, start)
 	var body any
 	if len(pl.Body) > 0 {
 		body = pollBody(pl.Body, vars)
@@ -213,7 +213,7 @@ func (p *Poller) poll(ctx context.Context, t store.Trigger, pl *catalog.Poll, cu
 		// A GraphQL answer that failed: an error, not an empty list.
 		return cur, false, errors.New("the provider answered with errors and no items")
 	}
-	fresh, next, err := newItems(pl, cur, items, start)
+	fresh, next, err := newItems(pl, cur, items, start, until)
 	if err != nil {
 		return cur, false, err
 	}

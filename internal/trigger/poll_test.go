@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -526,4 +527,66 @@ func TestPoll_TwoReplicasOnPostgres(t *testing.T) {
 			t.Errorf("trigger %d: its list was called %d times in %d rounds", i, n, rounds)
 		}
 	}
+}
+
+// TestPoll_Upcoming_EventsStartingSoonOnceEach: an upcoming cursor emits
+// each event once when its start comes within the lead (the trigger's own
+// lead when its config sets one), soonest first; an event under way is not
+// news, one added late that began since the previous poll is, and one moved
+// to another start is due again.
+func TestPoll_Upcoming_EventsStartingSoonOnceEach(t *testing.T) {
+	t.Parallel()
+	e := newPollEnv(t)
+	conn := e.connect()
+	now := e.clock.Now()
+	e.fake.addItem("under-way", now.Add(-10*time.Minute), "")
+	e.fake.addItem("soon", now.Add(5*time.Minute), "")
+	e.fake.addItem("later", now.Add(40*time.Minute), "")
+	e.fake.addItem("far", now.Add(3*time.Hour), "")
+	tr := e.create(conn, "pollme_event_starting", nil)
+	hour := e.create(conn, "pollme_event_starting", map[string]any{"minutes": 60})
+	day := e.create(conn, "pollme_event_starting", map[string]any{"minutes": 1440})
+
+	e.round()
+	wantFired(t, e.fired(tr.ID), "soon")
+	wantFired(t, e.fired(hour.ID), "soon", "later")
+	wantFired(t, e.fired(day.ID), "soon", "later", "far")
+	var untils []string
+	for _, q := range e.fake.queries {
+		if q.Get("from") != now.Format(time.RFC3339) {
+			t.Fatalf("from=%q, want the poll's time", q.Get("from"))
+		}
+		untils = append(untils, q.Get("until"))
+	}
+	slices.Sort(untils)
+	if want := []string{now.Add(15 * time.Minute).Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339), now.Add(24 * time.Hour).Format(time.RFC3339)}; !slices.Equal(untils, want) {
+		t.Fatalf("until=%v, want %v", untils, want)
+	}
+
+	// Nothing new a minute later; an event added late that began between
+	// two polls is still announced once.
+	e.clock.Advance(time.Minute)
+	e.round()
+	e.fake.addItem("quick", now.Add(90*time.Second), "")
+	e.clock.Advance(time.Minute)
+	e.round()
+	e.clock.Advance(time.Minute)
+	e.round()
+	wantFired(t, e.fired(tr.ID), "soon", "quick")
+
+	// Later: the moved event is due again at its new start, before the
+	// one after it; none that were announced come again.
+	e.fake.moveItem("soon", now.Add(35*time.Minute))
+	e.clock.Advance(23 * time.Minute)
+	e.round()
+	wantFired(t, e.fired(tr.ID), "soon", "quick", "soon", "later")
+	e.clock.Advance(time.Minute)
+	e.round()
+	wantFired(t, e.fired(tr.ID), "soon", "quick", "soon", "later")
+
+	// Well over an hour on, an event announced at the first poll and still
+	// ahead is not announced again.
+	e.clock.Advance(70 * time.Minute)
+	e.round()
+	wantFired(t, e.fired(day.ID), "soon", "later", "far", "quick", "soon")
 }

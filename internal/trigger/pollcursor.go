@@ -34,6 +34,8 @@ const maxRecentKeys = 1000
 //     (the trigger's creation) bounds how far back a request ever asks.
 //   - token: Token is the provider's position.
 //   - count: N is how many items the list had; Placed says it was counted.
+//   - upcoming: After (Unix ms) is when the previous poll began; IDs are
+//     the items emitted whose time has not passed, as "ms:id".
 type cursorState struct {
 	After  int64    `json:"after,omitempty"`
 	Floor  int64    `json:"floor,omitempty"`
@@ -113,11 +115,13 @@ type polledItem struct {
 
 // newItems picks the items of one answer that are new after c, in the
 // order they happened, and returns them with the cursor after them. start
-// is when the poll began.
-func newItems(pl *catalog.Poll, c cursorState, items []any, start time.Time) ([]polledItem, cursorState, error) {
+// is when the poll began; until is the end of an upcoming cursor's window.
+func newItems(pl *catalog.Poll, c cursorState, items []any, start, until time.Time) ([]polledItem, cursorState, error) {
 	switch pl.Cursor.Type {
 	case catalog.CursorCount:
 		return newRows(c, items)
+	case catalog.CursorUpcoming:
+		return newUpcoming(pl, c, items, start, until)
 	case catalog.CursorToken:
 		var out []polledItem
 		for _, it := range items {
@@ -191,6 +195,68 @@ func newItems(pl *catalog.Poll, c cursorState, items []any, start time.Time) ([]
 	for _, f := range fresh {
 		if f.at >= keep && len(next.IDs) < maxRecentKeys {
 			next.IDs = append(next.IDs, f.key)
+		}
+	}
+	return out, next, nil
+}
+
+// upcomingLead is how far ahead an upcoming cursor looks for a trigger:
+// the config field the definition names (minutes), or else its lead.
+func upcomingLead(pc catalog.PollCursor, cfg map[string]any) time.Duration {
+	if pc.LeadField != "" {
+		if m, ok := cfg[pc.LeadField].(float64); ok && m >= 1 {
+			return min(time.Duration(m)*time.Minute, catalog.MaxPollLead)
+		}
+	}
+	return time.Duration(pc.Lead)
+}
+
+// newUpcoming emits the items due between the previous poll (or, on the
+// first, this one) and until, soonest first, each once for each time it is
+// due: an item moved to another time is due again. Items already begun at
+// the previous poll are not emitted (an event under way is not "starting
+// soon"), and the keys of items still to come are remembered.
+func newUpcoming(pl *catalog.Poll, c cursorState, items []any, start, until time.Time) ([]polledItem, cursorState, error) {
+	// Items that began since the previous poll are still news, but after
+	// an outage no more than one lead back.
+	from := start.UnixMilli()
+	if c.Placed && c.After > 0 {
+		from = max(min(from, c.After), start.Add(-until.Sub(start)).UnixMilli())
+	}
+	type timed struct {
+		key string
+		at  int64
+		it  any
+	}
+	var due []timed
+	for _, it := range items {
+		id := itemID(pl, it)
+		at, ok := parseTime(catalog.SelectPath(it, pl.Cursor.Field))
+		if id == "" || !ok || at < from || at > until.UnixMilli() {
+			continue
+		}
+		key := strconv.FormatInt(at, 10) + ":" + id
+		if slices.Contains(c.IDs, key) || slices.ContainsFunc(due, func(d timed) bool { return d.key == key }) {
+			continue
+		}
+		due = append(due, timed{key, at, it})
+	}
+	sort.SliceStable(due, func(i, j int) bool { return due[i].at < due[j].at })
+	next := cursorState{After: start.UnixMilli(), Placed: true}
+	out := make([]polledItem, 0, len(due))
+	for _, d := range due {
+		out = append(out, polledItem{key: "up:" + d.key, payload: d.it})
+	}
+	// The next poll looks from this one's start: keys of earlier times
+	// cannot come again.
+	for _, k := range c.IDs {
+		if keyTime(k) >= next.After && len(next.IDs) < maxRecentKeys {
+			next.IDs = append(next.IDs, k)
+		}
+	}
+	for _, d := range due {
+		if d.at >= next.After && len(next.IDs) < maxRecentKeys {
+			next.IDs = append(next.IDs, d.key)
 		}
 	}
 	return out, next, nil

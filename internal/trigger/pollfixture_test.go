@@ -119,6 +119,17 @@ func (f *pollProvider) addItem(id string, created time.Time, tag string) {
 	f.mu.Unlock()
 }
 
+// moveItem gives an item another time (an event moved to another start).
+func (f *pollProvider) moveItem(id string, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.items {
+		if f.items[i].id == id {
+			f.items[i].created = at
+		}
+	}
+}
+
 func (f *pollProvider) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	w.Header().Set("Content-Type", "application/json")
@@ -175,6 +186,22 @@ func (f *pollProvider) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"items": out})
+	case r.URL.Path == "/api/events":
+		// Events of half an hour that overlap the window, as calendar
+		// lists answer: one under way is listed too.
+		from, err1 := time.Parse(time.RFC3339, q.Get("from"))
+		until, err2 := time.Parse(time.RFC3339, q.Get("until"))
+		if err1 != nil || err2 != nil {
+			w.WriteHeader(400)
+			return
+		}
+		out := []map[string]any{}
+		for _, it := range f.items {
+			if it.created.Before(until) && it.created.Add(30*time.Minute).After(from) {
+				out = append(out, map[string]any{"id": it.id, "start": map[string]any{"at": it.created.Format(time.RFC3339)}})
+			}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"events": out})
 	case r.URL.Path == "/api/messages":
 		var after int64
 		for _, word := range strings.Fields(q.Get("q")) {

@@ -4,11 +4,28 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 )
 
 // pollVars are the values a poll call's placeholders take: the trigger's
 // config fields and, under "cursor", the cursor as the provider reads it.
 type pollVars map[string]string
+
+// setCursor sets {cursor} for a poll beginning at start: the cursor as the
+// provider reads it, or for an upcoming cursor the poll's time, with
+// {until} the end of the window ahead, which it returns.
+func (v pollVars) setCursor(pc catalog.PollCursor, cur cursorState, cfg map[string]any, start time.Time) (until time.Time) {
+	if pc.Type != catalog.CursorUpcoming {
+		v["cursor"] = cur.queryCursor(pc)
+		return time.Time{}
+	}
+	until = start.Add(upcomingLead(pc, cfg))
+	v["cursor"] = formatTime(start, pc.Format)
+	v["until"] = formatTime(until, pc.Format)
+	return until
+}
 
 // fill replaces the {placeholders} of s; an unknown one (an optional config
 // field left out) becomes empty.

@@ -2,6 +2,8 @@ package trigger
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/url"
 	"strings"
 	"testing"
@@ -17,11 +19,18 @@ import (
 func sampleConfig(t *testing.T, def *catalog.Trigger) map[string]any {
 	t.Helper()
 	var doc struct {
-		Properties map[string]any `json:"properties"`
+		Properties map[string]struct {
+			Type string `json:"type"`
+		} `json:"properties"`
 	}
 	_ = json.Unmarshal(def.ConfigSchema, &doc)
 	var names []string
-	for name := range doc.Properties {
+	numbers := map[string]any{}
+	for name, p := range doc.Properties {
+		if p.Type == "integer" {
+			numbers[name] = float64(15) // as JSON decodes it
+			continue
+		}
 		names = append(names, name)
 	}
 	candidates := []string{"Sample_01", "0123456789abcdef0123456789abcdef", "/Sample folder", "123456789012345678", "appABCDEFGH123456"}
@@ -30,7 +39,7 @@ func sampleConfig(t *testing.T, def *catalog.Trigger) map[string]any {
 		combos *= len(candidates)
 	}
 	for n := range combos {
-		cfg := map[string]any{}
+		cfg := maps.Clone(numbers)
 		for i, name := range names {
 			cfg[name] = candidates[n/pow(len(candidates), i)%len(candidates)]
 		}
@@ -68,11 +77,13 @@ func TestPollRequests_BuiltInDefinitionsMakeRequestsTheProxyAccepts(t *testing.T
 			}
 			polled++
 			vars := pollVars{}
-			for k, v := range sampleConfig(t, def) {
-				vars[k] = v.(string)
+			cfg := sampleConfig(t, def)
+			for k, v := range cfg {
+				vars[k] = fmt.Sprint(v)
 			}
-			c, _ := parseCursor(initialCursor(def, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
-			vars["cursor"] = c.queryCursor(def.Poll.Cursor)
+			at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+			c, _ := parseCursor(initialCursor(def, at))
+			vars.setCursor(def.Poll.Cursor, c, cfg, at)
 			if def.Poll.Cursor.Type == catalog.CursorToken {
 				vars["cursor"] = "token-1"
 				s := def.Poll.Cursor.Start

@@ -226,6 +226,7 @@ func (c *cluster) kill(r *replica) {
 type call struct {
 	status int
 	body   []byte
+	header http.Header
 }
 
 // code is the answer's error code, if any.
@@ -279,7 +280,7 @@ func (c client) do(ctx context.Context, method, url string, body []byte, header 
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return call{status: resp.StatusCode, body: b}
+	return call{status: resp.StatusCode, body: b, header: resp.Header}
 }
 
 // must sends a request and fails the test unless the status is want.

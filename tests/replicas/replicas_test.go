@@ -41,8 +41,9 @@ type world struct {
 // TestReplicas_ThreeServeProcessesOnOnePostgres_ActAsOne starts three
 // replicas on one fresh PostgreSQL schema and checks, across replicas:
 // sessions, single-use connect links, the trigger ingress rate limit, one
-// OAuth refresh for many concurrent executes, webhook deliveries through
-// a SIGKILL and restart, and API key revocation.
+// OAuth refresh for many concurrent executes, an exact quota and policy
+// changes applied at once, webhook deliveries through a SIGKILL and
+// restart, and API key revocation.
 func TestReplicas_ThreeServeProcessesOnOnePostgres_ActAsOne(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three server processes for about two minutes")
@@ -73,6 +74,7 @@ func TestReplicas_ThreeServeProcessesOnOnePostgres_ActAsOne(t *testing.T) {
 		w.sessionsAcrossReplicas(t)
 		w.connectLinksOnce(t)
 		w.oneRefresh(t)
+		w.quotaAndPolicyAcrossReplicas(t)
 		w.revocationAtOnce(t)
 	})
 	t.Logf("balancer spread over the replicas: %v; whole test %v", w.c.lb.spread(), time.Since(began).Round(time.Millisecond))

@@ -26,6 +26,10 @@ func TestSDKs_AgainstRealServe(t *testing.T) {
 		t.Parallel()
 		goScenario(t, s, s.newProject(t, "go"))
 	})
+	t.Run("GoGovernance", func(t *testing.T) {
+		t.Parallel()
+		goGovernance(t, s, s.newProject(t, "go-governance"))
+	})
 	t.Run("Examples", func(t *testing.T) {
 		t.Parallel()
 		examplesScenario(t, s, s.newProject(t, "examples"))

@@ -3,6 +3,7 @@ package switchboard
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -56,15 +57,34 @@ func (c *Client) ListTools(ctx context.Context, p ListParams) (Page[Tool], error
 }
 
 // ExecuteTool runs one tool for one user outside any session and returns
-// the tool's result.
+// the tool's result. A call a policy holds for approval returns an
+// *ApprovalRequiredError (see ExecuteToolWithApproval).
 func (c *Client) ExecuteTool(ctx context.Context, r ExecuteRequest) (json.RawMessage, error) {
-	return post[json.RawMessage](ctx, c, "/v1/tools/execute", r)
+	return c.runCall(ctx, "/v1/tools/execute", r)
 }
 
 // Proxy sends a raw request to a connector's API with the user's
-// credential and returns the provider's answer body.
+// credential and returns the provider's answer body. A call a policy
+// holds for approval returns an *ApprovalRequiredError.
 func (c *Client) Proxy(ctx context.Context, r ProxyRequest) (json.RawMessage, error) {
-	return post[json.RawMessage](ctx, c, "/v1/tools/proxy", r)
+	return c.runCall(ctx, "/v1/tools/proxy", r)
+}
+
+// runCall posts a tool call: 200 is its result, 202 an approval to wait for.
+func (c *Client) runCall(ctx context.Context, path string, body any) (json.RawMessage, error) {
+	var d data[json.RawMessage]
+	status, err := c.doStatus(ctx, http.MethodPost, path, nil, body, &d)
+	if err != nil {
+		return nil, err
+	}
+	if status == http.StatusAccepted {
+		var held ApprovalRequiredError
+		if err := json.Unmarshal(d.Data, &held.Approval); err != nil || held.Approval.ID == "" {
+			return nil, fmt.Errorf("switchboard: POST %s: 202 without an approval: %s", path, d.Data)
+		}
+		return nil, &held
+	}
+	return d.Data, nil
 }
 
 // ListConnections returns the user's accounts and the project's global

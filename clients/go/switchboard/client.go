@@ -1,8 +1,9 @@
 // Package switchboard is a Go client for the Switchboard HTTP API
 // (internal/httpapi/openapi.json): connectors and tools, executing tools,
 // connections, sessions and their tools in function-calling shapes,
-// connect links, triggers and webhooks, and verification of the signed
-// trigger.fired deliveries. It uses only the standard library.
+// connect links, triggers and webhooks, policies, approvals, quotas and
+// redaction rules, and verification of the signed trigger.fired
+// deliveries. It uses only the standard library.
 package switchboard
 
 import (
@@ -139,11 +140,18 @@ func (c *Client) backoff(attempt int) time.Duration {
 // not nil), retrying per retryable. query may be nil; body is marshalled
 // as JSON when not nil.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, body, out any) error {
+	_, err := c.doStatus(ctx, method, path, query, body, out)
+	return err
+}
+
+// doStatus is do that also returns the status of a successful answer
+// (202 for a call held for approval).
+func (c *Client) doStatus(ctx context.Context, method, path string, query url.Values, body, out any) (int, error) {
 	var payload []byte
 	if body != nil {
 		var err error
 		if payload, err = json.Marshal(body); err != nil {
-			return fmt.Errorf("switchboard: encode request: %w", err)
+			return 0, fmt.Errorf("switchboard: encode request: %w", err)
 		}
 	}
 	u := c.baseURL + path
@@ -153,7 +161,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(payload))
 		if err != nil {
-			return fmt.Errorf("switchboard: %w", err)
+			return 0, fmt.Errorf("switchboard: %w", err)
 		}
 		req.Header.Set("Authorization", "Bearer "+c.apiKey)
 		req.Header.Set("Accept", "application/json")
@@ -168,41 +176,45 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 			// so only reads retry.
 			if ctx.Err() == nil && attempt < c.maxRetries && (method == http.MethodGet || method == http.MethodHead) {
 				if serr := c.sleepFunc(ctx, c.backoff(attempt)); serr != nil {
-					return serr
+					return 0, serr
 				}
 				continue
 			}
-			return fmt.Errorf("switchboard: %s %s: %w", method, path, err)
+			return 0, fmt.Errorf("switchboard: %s %s: %w", method, path, err)
 		}
 		raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 		resp.Body.Close()
 		if err != nil {
-			return fmt.Errorf("switchboard: %s %s: read answer: %w", method, path, err)
+			return 0, fmt.Errorf("switchboard: %s %s: read answer: %w", method, path, err)
 		}
 		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 			if out == nil || len(raw) == 0 {
-				return nil
+				return resp.StatusCode, nil
 			}
 			if err := json.Unmarshal(raw, out); err != nil {
-				return fmt.Errorf("switchboard: %s %s: decode answer: %w", method, path, err)
+				return 0, fmt.Errorf("switchboard: %s %s: decode answer: %w", method, path, err)
 			}
-			return nil
+			return resp.StatusCode, nil
 		}
 		apiErr := decodeError(resp.StatusCode, raw)
+		after, hasAfter := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		if hasAfter {
+			apiErr.RetryAfter = after
+		}
 		if attempt < c.maxRetries && retryable(method, apiErr) {
-			wait, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now())
-			if !ok {
+			wait := after
+			if !hasAfter {
 				wait = c.backoff(attempt)
 			}
 			if wait > c.maxWait {
-				return apiErr
+				return 0, apiErr
 			}
 			if serr := c.sleepFunc(ctx, wait); serr != nil {
-				return errors.Join(apiErr, serr)
+				return 0, errors.Join(apiErr, serr)
 			}
 			continue
 		}
-		return apiErr
+		return 0, apiErr
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Code is an API error code (ErrorCode in openapi.json). Branch on it,
@@ -68,6 +69,10 @@ type Error struct {
 	Issues   []Issue
 	Choices  []Choice
 	Upstream *Upstream
+	// RetryAfter is the answer's Retry-After header, when it had one: with
+	// RATE_LIMITED, how long until the quota's window ends; with a
+	// provider's 429, the provider's wait.
+	RetryAfter time.Duration
 }
 
 // Error implements error.

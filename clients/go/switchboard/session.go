@@ -35,12 +35,27 @@ type SessionTools struct {
 // Refusal is a session tool's refusal, meant for the model to act on
 // (lowercase codes such as connection_required or not_in_scope).
 type Refusal struct {
-	Code       string   `json:"code"`
-	Message    string   `json:"message"`
-	Connector  string   `json:"connector,omitempty"`
-	ConnectURL string   `json:"connectUrl,omitempty"`
-	Issues     []Issue  `json:"issues,omitempty"`
-	Choices    []Choice `json:"choices,omitempty"`
+	Code       string    `json:"code"`
+	Message    string    `json:"message"`
+	Connector  string    `json:"connector,omitempty"`
+	ConnectURL string    `json:"connectUrl,omitempty"`
+	Issues     []Issue   `json:"issues,omitempty"`
+	Choices    []Choice  `json:"choices,omitempty"`
+	Upstream   *Upstream `json:"upstream,omitempty"`
+	// Approval is set with approval_required: the model should make the
+	// same call again once a person approves it.
+	Approval *RefusalApproval `json:"approval,omitempty"`
+	// RetryAfter is set with rate_limited when the wait is known: seconds
+	// before trying again.
+	RetryAfter *int `json:"retryAfter,omitempty"`
+}
+
+// RefusalApproval is the approval an approval_required refusal waits on.
+type RefusalApproval struct {
+	ID        string `json:"id"`
+	Status    string `json:"status"`
+	URL       string `json:"url"`
+	ExpiresAt string `json:"expiresAt"`
 }
 
 // ToolOutcome is the answer of CallSessionTool: OK with Result, or a Refusal.

@@ -14,8 +14,18 @@ from ._client import (
     parse_retry_after,
     to_openai_chat_tools,
 )
-from ._errors import SwitchboardError, WebhookVerificationError
+from ._errors import ApprovalRequired, ApprovalWaitError, SwitchboardError, WebhookVerificationError
 from ._types import (
+    Approval,
+    ApprovalPage,
+    ApprovalStatus,
+    Decision,
+    PolicyList,
+    PolicyRule,
+    Quota,
+    RedactionPattern,
+    RedactionRules,
+    RefusalApproval,
     Choice,
     ConnectLink,
     Connection,
@@ -42,6 +52,18 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_BASE_URL",
+    "Approval",
+    "ApprovalPage",
+    "ApprovalRequired",
+    "ApprovalStatus",
+    "ApprovalWaitError",
+    "Decision",
+    "PolicyList",
+    "PolicyRule",
+    "Quota",
+    "RedactionPattern",
+    "RedactionRules",
+    "RefusalApproval",
     "Choice",
     "ConnectLink",
     "Connection",

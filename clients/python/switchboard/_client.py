@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import email.utils
 import json
 import random
@@ -9,10 +10,19 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Callable, Dict, List, Mapping, Optional, cast
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, cast
 
-from ._errors import error_from_response
+from ._errors import ApprovalRequired, ApprovalWaitError, SwitchboardError, error_from_response
 from ._types import (
+    Approval,
+    ApprovalPage,
+    ApprovalStatus,
+    Decision,
+    PolicyList,
+    PolicyRule,
+    Quota,
+    RedactionPattern,
+    RedactionRules,
     ConnectLink,
     Connection,
     Connector,
@@ -126,6 +136,10 @@ class Switchboard:
 
     def request(self, method: str, path: str, query: Optional[Mapping[str, Any]] = None, body: Any = None) -> Any:
         """Sends one request and returns the decoded JSON answer (None when empty)."""
+        return self._request(method, path, query, body)[1]
+
+    def _request(self, method: str, path: str, query: Optional[Mapping[str, Any]] = None, body: Any = None) -> Tuple[int, Any]:
+        """request, with the status of the successful answer (202 for a held call)."""
         url = self.base_url + path
         if query:
             q = {k: ("true" if v is True else "false" if v is False else str(v)) for k, v in query.items() if v is not None}
@@ -141,13 +155,14 @@ class Switchboard:
             try:
                 with urllib.request.urlopen(req, timeout=self._timeout) as resp:
                     text = resp.read().decode()
-                    return json.loads(text) if text else None
+                    return resp.status, json.loads(text) if text else None
             except urllib.error.HTTPError as e:
                 text = e.read().decode(errors="replace")
                 err = error_from_response(e.code, e.reason if isinstance(e.reason, str) else "", text)
                 upstream = err.upstream.get("status") if isinstance(err.upstream, dict) else None
+                err.retry_after = parse_retry_after(e.headers.get("Retry-After"))
                 if attempt < self._max_retries and is_retryable(method, e.code, upstream):
-                    wait = parse_retry_after(e.headers.get("Retry-After"))
+                    wait = err.retry_after
                     if wait is None:
                         wait = self._backoff(attempt)
                     if wait > self._max_retry_after:
@@ -223,11 +238,15 @@ class Switchboard:
         connection_id: Optional[str] = None,
         allow_global_accounts: Optional[bool] = None,
     ) -> Any:
-        """Runs one tool for one user outside any session and returns its result."""
+        """Runs one tool for one user outside any session and returns its result.
+
+        A call a policy holds for approval raises ApprovalRequired (see
+        execute_tool_with_approval).
+        """
         body = _drop_none(
             {"toolId": tool_id, "input": input, "userId": user_id, "connectionId": connection_id, "allowGlobalAccounts": allow_global_accounts}
         )
-        return self._data("POST", "/v1/tools/execute", body=body)
+        return self._run_call("/v1/tools/execute", body)
 
     def proxy(
         self,
@@ -242,7 +261,10 @@ class Switchboard:
         connection_id: Optional[str] = None,
         allow_global_accounts: Optional[bool] = None,
     ) -> Any:
-        """Sends a raw request to a connector's API with the user's credential."""
+        """Sends a raw request to a connector's API with the user's credential.
+
+        A call a policy holds for approval raises ApprovalRequired.
+        """
         req = _drop_none(
             {
                 "connectorId": connector_id,
@@ -256,7 +278,13 @@ class Switchboard:
                 "allowGlobalAccounts": allow_global_accounts,
             }
         )
-        return self._data("POST", "/v1/tools/proxy", body=req)
+        return self._run_call("/v1/tools/proxy", req)
+
+    def _run_call(self, path: str, body: Any) -> Any:
+        status, out = self._request("POST", path, body=body)
+        if status == 202:
+            raise ApprovalRequired(cast(Approval, out["data"]))
+        return out["data"]
 
     # Connections.
 
@@ -398,6 +426,269 @@ class Switchboard:
     def delete_webhook(self, webhook_id: str) -> Dict[str, Any]:
         """Removes a webhook endpoint."""
         return cast(Dict[str, Any], self._data("DELETE", "/v1/webhooks/" + _seg(webhook_id)))
+
+    # Policies and approvals (docs/policies.md).
+
+    def list_policies(self) -> PolicyList:
+        """The project's rules in the order they are tried, and its ``defaultDecision``."""
+        return cast(PolicyList, self.request("GET", "/v1/policies"))
+
+    def create_policy(
+        self,
+        decision: Decision,
+        *,
+        match: Optional[Mapping[str, Any]] = None,
+        description: Optional[str] = None,
+        priority: Optional[int] = None,
+        client_approval: Optional[bool] = None,
+        endpoint: Optional[str] = None,
+    ) -> PolicyRule:
+        """Adds a rule; a bad one raises VALIDATION_ERROR with issues. ``endpoint`` sets it on an MCP endpoint."""
+        body = _policy_body(decision, match, description, priority, client_approval)
+        if endpoint is not None:
+            body["endpoint"] = endpoint
+        return cast(PolicyRule, self._data("POST", "/v1/policies", body=body))
+
+    def get_policy(self, rule_id: str) -> PolicyRule:
+        """One rule."""
+        return cast(PolicyRule, self._data("GET", "/v1/policies/" + _seg(rule_id)))
+
+    def replace_policy(
+        self,
+        rule_id: str,
+        decision: Decision,
+        *,
+        match: Optional[Mapping[str, Any]] = None,
+        description: Optional[str] = None,
+        priority: Optional[int] = None,
+        client_approval: Optional[bool] = None,
+    ) -> PolicyRule:
+        """Replaces a rule."""
+        body = _policy_body(decision, match, description, priority, client_approval)
+        return cast(PolicyRule, self._data("PUT", "/v1/policies/" + _seg(rule_id), body=body))
+
+    def delete_policy(self, rule_id: str) -> Dict[str, Any]:
+        """Removes a rule."""
+        return cast(Dict[str, Any], self._data("DELETE", "/v1/policies/" + _seg(rule_id)))
+
+    def set_policy_default(self, decision: Decision) -> Decision:
+        """Sets the decision for calls no project rule matches, and returns it."""
+        return cast(Decision, self._data("PUT", "/v1/policies/default", body={"decision": decision})["defaultDecision"])
+
+    def list_approvals(
+        self,
+        *,
+        status: Optional[ApprovalStatus] = None,
+        user_id: Optional[str] = None,
+        tool_id: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> ApprovalPage:
+        """One page of the project's approvals, newest first."""
+        q = {"status": status, "userId": user_id, "toolId": tool_id, "limit": limit, "cursor": cursor}
+        return cast(ApprovalPage, self.request("GET", "/v1/approvals", q))
+
+    def get_approval(self, approval_id: str) -> Approval:
+        """One approval; its ``status`` tells whether it was decided."""
+        return cast(Approval, self._data("GET", "/v1/approvals/" + _seg(approval_id)))
+
+    def approve_approval(self, approval_id: str, *, approver: Optional[str] = None) -> Approval:
+        """Approves a pending approval; a decided or expired one raises CONFLICT."""
+        body = _drop_none({"approver": approver})
+        return cast(Approval, self._data("POST", "/v1/approvals/" + _seg(approval_id) + "/approve", body=body))
+
+    def deny_approval(self, approval_id: str, *, approver: Optional[str] = None) -> Approval:
+        """Denies a pending approval."""
+        body = _drop_none({"approver": approver})
+        return cast(Approval, self._data("POST", "/v1/approvals/" + _seg(approval_id) + "/deny", body=body))
+
+    def wait_for_approval(
+        self,
+        approval_id: str,
+        *,
+        timeout: Optional[float] = None,
+        interval: float = 1.0,
+        max_interval: float = 15.0,
+    ) -> Approval:
+        """Polls an approval until it is no longer pending and returns it.
+
+        Its status is then approved, denied, expired or used. Polls back off
+        from ``interval`` (half as long again each time) up to
+        ``max_interval`` seconds. Past ``timeout`` seconds (default: until
+        the approval expires, and a few seconds more) raises
+        ApprovalWaitError with reason ``"timeout"``.
+        """
+        start = time.monotonic()
+        deadline = None if timeout is None else start + timeout
+        while True:
+            approval = self.get_approval(approval_id)
+            if approval.get("status") != "pending":
+                return approval
+            if deadline is None:
+                deadline = start + 15 * 60 + 5
+                expires = _parse_time(approval.get("expiresAt", ""))
+                if expires is not None:
+                    deadline = start + max(expires - time.time(), 0) + 5
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ApprovalWaitError(approval, "timeout")
+            self._sleep(min(interval, left))
+            interval = min(interval * 1.5, max_interval)
+
+    def execute_tool_with_approval(
+        self,
+        tool_id: str,
+        input: Optional[Mapping[str, Any]] = None,
+        *,
+        user_id: Optional[str] = None,
+        connection_id: Optional[str] = None,
+        allow_global_accounts: Optional[bool] = None,
+        timeout: Optional[float] = None,
+        interval: float = 1.0,
+        max_interval: float = 15.0,
+    ) -> Any:
+        """execute_tool that, when a policy holds the call, waits for the decision and runs the approved call.
+
+        A denial raises SwitchboardError 403 APPROVAL_DENIED, as the server
+        answers a denied call; an approval that expired or was spent by
+        another call raises ApprovalWaitError; see wait_for_approval for
+        the waiting.
+        """
+
+        def call() -> Any:
+            return self.execute_tool(
+                tool_id, input, user_id=user_id, connection_id=connection_id, allow_global_accounts=allow_global_accounts
+            )
+
+        return self._with_approval(call, timeout, interval, max_interval)
+
+    def proxy_with_approval(
+        self,
+        connector_id: str,
+        user_id: str,
+        endpoint: str,
+        *,
+        method: str = "GET",
+        query: Optional[Mapping[str, str]] = None,
+        body: Any = None,
+        headers: Optional[Mapping[str, str]] = None,
+        connection_id: Optional[str] = None,
+        allow_global_accounts: Optional[bool] = None,
+        timeout: Optional[float] = None,
+        interval: float = 1.0,
+        max_interval: float = 15.0,
+    ) -> Any:
+        """proxy with execute_tool_with_approval's waiting."""
+
+        def call() -> Any:
+            return self.proxy(
+                connector_id,
+                user_id,
+                endpoint,
+                method=method,
+                query=query,
+                body=body,
+                headers=headers,
+                connection_id=connection_id,
+                allow_global_accounts=allow_global_accounts,
+            )
+
+        return self._with_approval(call, timeout, interval, max_interval)
+
+    def _with_approval(self, call: Callable[[], Any], timeout: Optional[float], interval: float, max_interval: float) -> Any:
+        try:
+            return call()
+        except ApprovalRequired as held:
+            approval = self.wait_for_approval(held.approval_id, timeout=timeout, interval=interval, max_interval=max_interval)
+        status = approval.get("status")
+        if status == "approved":
+            # The approved call runs once, with exactly the input it was held with.
+            return call()
+        if status == "denied":
+            by = approval.get("decidedBy")
+            raise SwitchboardError(403, "APPROVAL_DENIED", f"approval {approval.get('id')} was denied" + (f" by {by}" if by else ""))
+        raise ApprovalWaitError(approval, str(status))
+
+    # Quotas (docs/quotas.md).
+
+    def list_quotas(self) -> List[Quota]:
+        """The project's quotas, oldest first."""
+        return cast(List[Quota], self._data("GET", "/v1/quotas"))
+
+    def create_quota(
+        self,
+        window: str,
+        limit: int,
+        *,
+        user_id: Optional[str] = None,
+        per_user: Optional[bool] = None,
+        connector_id: Optional[str] = None,
+        tool_id: Optional[str] = None,
+    ) -> Quota:
+        """Adds a quota: at most ``limit`` calls a ``window`` (minute, hour or day) over the calls the filters match."""
+        body = _drop_none(
+            {"window": window, "limit": limit, "userId": user_id, "perUser": per_user, "connectorId": connector_id, "toolId": tool_id}
+        )
+        return cast(Quota, self._data("POST", "/v1/quotas", body=body))
+
+    def get_quota(self, quota_id: str) -> Quota:
+        """One quota."""
+        return cast(Quota, self._data("GET", "/v1/quotas/" + _seg(quota_id)))
+
+    def update_quota(self, quota_id: str, window: str, limit: int) -> Quota:
+        """Sets a quota's window and limit; its filters stay."""
+        return cast(Quota, self._data("PATCH", "/v1/quotas/" + _seg(quota_id), body={"window": window, "limit": limit}))
+
+    def delete_quota(self, quota_id: str) -> Dict[str, Any]:
+        """Removes a quota and its counts."""
+        return cast(Dict[str, Any], self._data("DELETE", "/v1/quotas/" + _seg(quota_id)))
+
+    # Redaction (docs/redaction.md).
+
+    def get_redaction(self) -> RedactionRules:
+        """The project's redaction rules (``enabled`` false when it has none)."""
+        return cast(RedactionRules, self._data("GET", "/v1/redaction"))
+
+    def set_redaction(
+        self,
+        *,
+        detectors: Optional[List[str]] = None,
+        patterns: Optional[List[RedactionPattern]] = None,
+        rest_execute: bool = False,
+    ) -> RedactionRules:
+        """Replaces the project's redaction rules."""
+        body = {"detectors": detectors or [], "patterns": patterns or [], "restExecute": rest_execute}
+        return cast(RedactionRules, self._data("PUT", "/v1/redaction", body=body))
+
+    def delete_redaction(self) -> RedactionRules:
+        """Removes the project's redaction rules."""
+        return cast(RedactionRules, self._data("DELETE", "/v1/redaction"))
+
+
+def _policy_body(
+    decision: str,
+    match: Optional[Mapping[str, Any]],
+    description: Optional[str],
+    priority: Optional[int],
+    client_approval: Optional[bool],
+) -> Dict[str, Any]:
+    return _drop_none(
+        {
+            "decision": decision,
+            "match": None if match is None else dict(match),
+            "description": description,
+            "priority": priority,
+            "clientApproval": client_approval,
+        }
+    )
+
+
+def _parse_time(value: str) -> Optional[float]:
+    """An RFC 3339 timestamp as a Unix time, or None."""
+    try:
+        return datetime.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 class SessionHandle:

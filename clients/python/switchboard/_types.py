@@ -153,6 +153,15 @@ class SessionTool(_SessionToolRequired, total=False):
     strict: bool
 
 
+class RefusalApproval(TypedDict):
+    """The approval an ``approval_required`` refusal waits on."""
+
+    id: str
+    status: str
+    url: str
+    expiresAt: str
+
+
 class Refusal(TypedDict, total=False):
     code: str
     message: str
@@ -160,6 +169,9 @@ class Refusal(TypedDict, total=False):
     connectUrl: str
     issues: List[Issue]
     choices: List[Choice]
+    upstream: Any
+    approval: RefusalApproval
+    retryAfter: int
 
 
 class ToolOutcome(TypedDict, total=False):
@@ -229,3 +241,80 @@ class OpenAIChatTool(TypedDict):
 
     type: str
     function: OpenAIFunction
+
+
+Decision = Literal["allow", "ask", "deny"]
+ApprovalStatus = Literal["pending", "approved", "denied", "used", "expired"]
+
+
+class PolicyRule(TypedDict, total=False):
+    """A stored policy rule (docs/policies.md)."""
+
+    id: str
+    level: str
+    endpoint: str
+    decision: Decision
+    description: str
+    priority: int
+    match: Dict[str, Any]
+    clientApproval: bool
+    createdAt: str
+
+
+class PolicyList(TypedDict):
+    data: List[PolicyRule]
+    defaultDecision: Decision
+
+
+class Approval(TypedDict, total=False):
+    """A call an ask rule held; it runs once, with exactly ``input``, when made again after approval."""
+
+    id: str
+    status: ApprovalStatus
+    url: str
+    toolId: str
+    connectorId: str
+    proxy: bool
+    userId: str
+    input: Dict[str, Any]
+    ruleId: str
+    sessionId: str
+    endpoint: str
+    apiKeyId: str
+    decidedBy: str
+    decidedAt: Optional[str]
+    usedAt: Optional[str]
+    createdAt: str
+    expiresAt: str
+
+
+class ApprovalPage(TypedDict):
+    data: List[Approval]
+    nextCursor: Optional[str]
+
+
+class Quota(TypedDict):
+    """At most ``limit`` calls a ``window`` over the calls its filters match."""
+
+    id: str
+    window: Literal["minute", "hour", "day"]
+    limit: int
+    userId: Optional[str]
+    perUser: bool
+    connectorId: Optional[str]
+    toolId: Optional[str]
+    createdAt: str
+
+
+class RedactionPattern(TypedDict):
+    name: str
+    pattern: str
+
+
+class RedactionRules(TypedDict):
+    """What is hidden in tool outputs before they reach a model (docs/redaction.md)."""
+
+    enabled: bool
+    detectors: List[str]
+    patterns: List[RedactionPattern]
+    restExecute: bool

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 from switchboard import (
+    ApprovalRequired,
+    ApprovalWaitError,
     ErrorCode,
     Switchboard,
     SwitchboardError,
@@ -110,6 +112,58 @@ class RetryTest(unittest.TestCase):
             self.client(srv2, waits).execute_tool("t")
         self.assertEqual(cm.exception.code, "EXECUTION_ERROR")
         self.assertEqual(len(srv2.seen), 1)
+
+    def test_rate_limited_retries_within_its_bound_and_carries_retry_after(self) -> None:
+        body = '{"error":{"code":"RATE_LIMITED","message":"the limit of 5 calls per minute is reached; try again in 30 seconds"}}'
+        srv = Scripted([(429, {"Retry-After": "30"}, body)])
+        self.addCleanup(srv.close)
+        waits: List[float] = []
+        with self.assertRaises(SwitchboardError) as cm:
+            self.client(srv, waits).execute_tool("t")
+        self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.retry_after), (429, "RATE_LIMITED", 30.0))
+        self.assertEqual((len(srv.seen), waits), (3, [30.0, 30.0]))
+        srv2 = Scripted([(429, {"Retry-After": "1200"}, body)])
+        self.addCleanup(srv2.close)
+        waits = []
+        with self.assertRaises(SwitchboardError) as cm:
+            self.client(srv2, waits).execute_tool("t")
+        self.assertEqual((cm.exception.code, cm.exception.retry_after, len(srv2.seen), waits), ("RATE_LIMITED", 1200.0, 1, []))
+
+    def test_a_held_call_raises_approval_required_and_the_helper_runs_it_once_approved(self) -> None:
+        def approval(status: str) -> str:
+            return json.dumps(
+                {"data": {"id": "a1", "status": status, "url": "http://x/v1/approvals/a1", "connectorId": "tasks", "userId": "u",
+                          "input": {}, "decidedAt": None, "usedAt": None, "createdAt": "2026-01-01T00:00:00Z", "expiresAt": "2999-01-01T00:00:00Z"}}
+            )
+
+        held: Step = (202, {}, approval("pending"))
+        srv = Scripted([held])
+        self.addCleanup(srv.close)
+        waits: List[float] = []
+        with self.assertRaises(ApprovalRequired) as cm:
+            self.client(srv, waits).execute_tool("t", {"n": 1}, user_id="u")
+        self.assertEqual((cm.exception.approval_id, cm.exception.approval["status"]), ("a1", "pending"))
+        with self.assertRaises(ApprovalRequired):
+            self.client(srv, waits).proxy("tasks", "u", "/x")
+
+        srv2 = Scripted([held, (200, {}, approval("pending")), (200, {}, approval("pending")), (200, {}, approval("approved")), (200, {}, '{"data":{"done":true}}')])
+        self.addCleanup(srv2.close)
+        got = self.client(srv2, waits).execute_tool_with_approval("t", {"n": 1}, user_id="u", interval=1.0)
+        self.assertEqual(got, {"done": True})
+        self.assertEqual([s.split()[0] + " " + s.split()[1] for s in srv2.seen],
+                         ["POST /v1/tools/execute"] + ["GET /v1/approvals/a1"] * 3 + ["POST /v1/tools/execute"])
+        self.assertEqual(waits, [1.0, 1.5])
+
+        srv3 = Scripted([held, (200, {}, approval("denied"))])
+        self.addCleanup(srv3.close)
+        with self.assertRaises(SwitchboardError) as denied:
+            self.client(srv3, waits).execute_tool_with_approval("t", {"n": 1}, user_id="u")
+        self.assertEqual((denied.exception.status, denied.exception.code, len(srv3.seen)), (403, "APPROVAL_DENIED", 2))
+        srv4 = Scripted([held, (200, {}, approval("expired"))])
+        self.addCleanup(srv4.close)
+        with self.assertRaises(ApprovalWaitError) as expired:
+            self.client(srv4, waits).execute_tool_with_approval("t", {"n": 1}, user_id="u")
+        self.assertEqual(expired.exception.reason, "expired")
 
     def test_validation_issues_and_answers_without_envelope(self) -> None:
         srv = Scripted(

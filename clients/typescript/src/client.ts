@@ -1,6 +1,7 @@
-import { errorFromResponse, SwitchboardError } from "./errors.js";
+import { ApprovalRequiredError, ApprovalWaitError, errorFromResponse, SwitchboardError } from "./errors.js";
 import { SessionHandle } from "./session.js";
 import type {
+  Approval,
   ConnectLink,
   Connection,
   ConnectionCreated,
@@ -12,8 +13,16 @@ import type {
   CreateTriggerRequest,
   CreateWebhookRequest,
   ExecuteToolRequest,
+  Decision,
+  ListApprovalsParams,
   ListConnectorsParams,
   ListToolsParams,
+  PolicyRule,
+  PolicyRuleInput,
+  PutRedactionRequest,
+  Quota,
+  QuotaRequest,
+  RedactionRules,
   ProxyRequest,
   ResponseData,
   Session,
@@ -24,6 +33,7 @@ import type {
   Trigger,
   TriggerCreated,
   UpdateConnectionRequest,
+  UpdateQuotaRequest,
   Webhook,
   WebhookCreated,
 } from "./types.js";
@@ -52,6 +62,16 @@ export interface ClientOptions {
 }
 
 type Query = Record<string, string | number | boolean | undefined>;
+
+/** How waitForApproval polls. */
+export interface WaitOptions {
+  /** The longest wait in milliseconds; default until the approval expires, and a few seconds more. */
+  timeoutMs?: number;
+  /** The first wait between polls in milliseconds (each next one half as long again); default 1000. */
+  intervalMs?: number;
+  /** The longest wait between polls in milliseconds; default 15000. */
+  maxIntervalMs?: number;
+}
 
 /**
  * Reports whether a failed answer may be tried again. 429 and 503 mean the
@@ -108,6 +128,10 @@ export class Switchboard {
    * isRetryable says. Failed answers throw SwitchboardError.
    */
   async request<T>(method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<T> {
+    return (await this.#request(method, path, options)).body as T;
+  }
+
+  async #request(method: string, path: string, options: { query?: Query; body?: unknown }): Promise<{ status: number; body: unknown }> {
     const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(options.query ?? {})) {
       if (v !== undefined) url.searchParams.set(k, String(v));
@@ -135,11 +159,12 @@ export class Switchboard {
       }
       const text = await res.text();
       if (res.ok) {
-        return (text === "" ? undefined : JSON.parse(text)) as T;
+        return { status: res.status, body: text === "" ? undefined : (JSON.parse(text) as unknown) };
       }
       const error = errorFromResponse(res.status, res.statusText, text);
+      error.retryAfterMs = parseRetryAfter(res.headers.get("Retry-After"));
       if (attempt < this.#maxRetries && isRetryable(method, res.status, error.upstream?.status)) {
-        const wait = parseRetryAfter(res.headers.get("Retry-After")) ?? this.#backoff(attempt);
+        const wait = error.retryAfterMs ?? this.#backoff(attempt);
         if (wait > this.#maxRetryAfterMs) throw error;
         await this.#sleep(wait);
         continue;
@@ -172,14 +197,189 @@ export class Switchboard {
 
   // Execution.
 
-  /** Runs one tool for one user outside any session and returns its result. */
+  /**
+   * Runs one tool for one user outside any session and returns its result.
+   * A call a policy holds for approval throws ApprovalRequiredError (see
+   * executeToolWithApproval).
+   */
   executeTool(body: ExecuteToolRequest): Promise<unknown> {
-    return this.#data("POST", "/v1/tools/execute", { body });
+    return this.#runCall("/v1/tools/execute", body);
   }
 
-  /** Sends a raw request to a connector's API with the user's credential; returns the provider's answer body. */
+  /**
+   * Sends a raw request to a connector's API with the user's credential;
+   * returns the provider's answer body. A call a policy holds for approval
+   * throws ApprovalRequiredError.
+   */
   proxy(body: ProxyRequest): Promise<unknown> {
-    return this.#data("POST", "/v1/tools/proxy", { body });
+    return this.#runCall("/v1/tools/proxy", body);
+  }
+
+  async #runCall(path: string, body: unknown): Promise<unknown> {
+    const res = await this.#request("POST", path, { body });
+    const data = (res.body as { data: unknown }).data;
+    if (res.status === 202) throw new ApprovalRequiredError(data as Approval);
+    return data;
+  }
+
+  /**
+   * executeTool that, when a policy holds the call for approval, waits for
+   * the decision (waitForApproval) and then runs the approved call. A
+   * denial throws SwitchboardError 403 APPROVAL_DENIED, as the server
+   * answers a denied call; an approval that expired or was spent by
+   * another call throws ApprovalWaitError.
+   */
+  executeToolWithApproval(body: ExecuteToolRequest, options: WaitOptions = {}): Promise<unknown> {
+    return this.#withApproval(() => this.executeTool(body), options);
+  }
+
+  /** proxy with executeToolWithApproval's waiting. */
+  proxyWithApproval(body: ProxyRequest, options: WaitOptions = {}): Promise<unknown> {
+    return this.#withApproval(() => this.proxy(body), options);
+  }
+
+  async #withApproval(call: () => Promise<unknown>, options: WaitOptions): Promise<unknown> {
+    let approval: Approval;
+    try {
+      return await call();
+    } catch (err) {
+      if (!(err instanceof ApprovalRequiredError)) throw err;
+      approval = await this.waitForApproval(err.approvalId, options);
+    }
+    switch (approval.status) {
+      case "approved":
+        // The approved call runs once, with exactly the input it was held with.
+        return call();
+      case "denied":
+        throw new SwitchboardError({
+          status: 403,
+          code: "APPROVAL_DENIED",
+          message: `approval ${approval.id} was denied${approval.decidedBy ? " by " + approval.decidedBy : ""}`,
+        });
+      default:
+        throw new ApprovalWaitError(approval, approval.status === "used" ? "used" : "expired");
+    }
+  }
+
+  // Policies and approvals (docs/policies.md).
+
+  /** The project's rules in the order they are tried, and its default decision. */
+  listPolicies(): Promise<{ data: PolicyRule[]; defaultDecision: Decision }> {
+    return this.request("GET", "/v1/policies");
+  }
+
+  /** Adds a rule; a bad one throws VALIDATION_ERROR with issues. `endpoint` sets it on an MCP endpoint. */
+  createPolicy(body: PolicyRuleInput): Promise<PolicyRule> {
+    return this.#data("POST", "/v1/policies", { body });
+  }
+
+  /** One rule. */
+  getPolicy(id: string): Promise<PolicyRule> {
+    return this.#data("GET", `/v1/policies/${encodeURIComponent(id)}`);
+  }
+
+  /** Replaces a rule. */
+  replacePolicy(id: string, body: PolicyRuleInput): Promise<PolicyRule> {
+    return this.#data("PUT", `/v1/policies/${encodeURIComponent(id)}`, { body });
+  }
+
+  /** Removes a rule. */
+  deletePolicy(id: string): Promise<{ id: string }> {
+    return this.#data("DELETE", `/v1/policies/${encodeURIComponent(id)}`);
+  }
+
+  /** Sets the decision for calls no project rule matches, and returns it. */
+  async setPolicyDefault(decision: Decision): Promise<Decision> {
+    const out = await this.#data<{ defaultDecision: Decision }>("PUT", "/v1/policies/default", { body: { decision } });
+    return out.defaultDecision;
+  }
+
+  /** One page of the project's approvals, newest first. */
+  listApprovals(params: ListApprovalsParams = {}): Promise<{ data: Approval[]; nextCursor: string | null }> {
+    return this.request("GET", "/v1/approvals", { query: params });
+  }
+
+  /** One approval; its `status` tells whether it was decided. */
+  getApproval(id: string): Promise<Approval> {
+    return this.#data("GET", `/v1/approvals/${encodeURIComponent(id)}`);
+  }
+
+  /** Approves a pending approval; a decided or expired one throws CONFLICT. */
+  approveApproval(id: string, approver?: string): Promise<Approval> {
+    return this.#data("POST", `/v1/approvals/${encodeURIComponent(id)}/approve`, { body: approver === undefined ? {} : { approver } });
+  }
+
+  /** Denies a pending approval. */
+  denyApproval(id: string, approver?: string): Promise<Approval> {
+    return this.#data("POST", `/v1/approvals/${encodeURIComponent(id)}/deny`, { body: approver === undefined ? {} : { approver } });
+  }
+
+  /**
+   * Polls an approval, backing off between polls, until it is no longer
+   * pending, and returns it: status approved, denied, expired or used.
+   * Past the timeout throws ApprovalWaitError with reason "timeout".
+   */
+  async waitForApproval(id: string, options: WaitOptions = {}): Promise<Approval> {
+    let interval = options.intervalMs ?? 1000;
+    const maxInterval = options.maxIntervalMs ?? 15_000;
+    const start = Date.now();
+    let deadline = options.timeoutMs === undefined ? undefined : start + options.timeoutMs;
+    for (;;) {
+      const approval = await this.getApproval(id);
+      if (approval.status !== "pending") return approval;
+      if (deadline === undefined) {
+        const expires = Date.parse(approval.expiresAt);
+        deadline = (Number.isNaN(expires) ? start + 15 * 60_000 : expires) + 5000;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw new ApprovalWaitError(approval, "timeout");
+      await this.#sleep(Math.min(interval, left));
+      interval = Math.min(interval * 1.5, maxInterval);
+    }
+  }
+
+  // Quotas (docs/quotas.md).
+
+  /** The project's quotas, oldest first. */
+  listQuotas(): Promise<Quota[]> {
+    return this.#data("GET", "/v1/quotas");
+  }
+
+  /** Adds a quota: at most `limit` calls a `window` over the calls its filters match. */
+  createQuota(body: QuotaRequest): Promise<Quota> {
+    return this.#data("POST", "/v1/quotas", { body });
+  }
+
+  /** One quota. */
+  getQuota(id: string): Promise<Quota> {
+    return this.#data("GET", `/v1/quotas/${encodeURIComponent(id)}`);
+  }
+
+  /** Sets a quota's window and limit; its filters stay. */
+  updateQuota(id: string, body: UpdateQuotaRequest): Promise<Quota> {
+    return this.#data("PATCH", `/v1/quotas/${encodeURIComponent(id)}`, { body });
+  }
+
+  /** Removes a quota and its counts. */
+  deleteQuota(id: string): Promise<{ id: string }> {
+    return this.#data("DELETE", `/v1/quotas/${encodeURIComponent(id)}`);
+  }
+
+  // Redaction (docs/redaction.md).
+
+  /** The project's redaction rules (`enabled` false when it has none). */
+  getRedaction(): Promise<RedactionRules> {
+    return this.#data("GET", "/v1/redaction");
+  }
+
+  /** Replaces the project's redaction rules. */
+  setRedaction(body: PutRedactionRequest): Promise<RedactionRules> {
+    return this.#data("PUT", "/v1/redaction", { body });
+  }
+
+  /** Removes the project's redaction rules. */
+  deleteRedaction(): Promise<RedactionRules> {
+    return this.#data("DELETE", "/v1/redaction");
   }
 
   // Connections.

@@ -1,4 +1,4 @@
-import type { Choice, ErrorCode, Issue, Upstream } from "./types.js";
+import type { Approval, Choice, ErrorCode, Issue, Upstream } from "./types.js";
 
 /**
  * A failed API call. `code` is the API's error code (see ErrorCode); it is
@@ -12,6 +12,12 @@ export class SwitchboardError extends Error {
   readonly issues: Issue[];
   readonly choices: Choice[];
   readonly upstream: Upstream | undefined;
+  /**
+   * The answer's Retry-After in milliseconds, when it had one: with
+   * RATE_LIMITED, the time until the quota's window ends; with a provider's
+   * 429, the provider's wait.
+   */
+  retryAfterMs: number | undefined;
 
   constructor(init: {
     status: number;
@@ -20,6 +26,7 @@ export class SwitchboardError extends Error {
     issues?: Issue[] | undefined;
     choices?: Choice[] | undefined;
     upstream?: Upstream | undefined;
+    retryAfterMs?: number | undefined;
   }) {
     super(init.message);
     this.status = init.status;
@@ -27,6 +34,48 @@ export class SwitchboardError extends Error {
     this.issues = init.issues ?? [];
     this.choices = init.choices ?? [];
     this.upstream = init.upstream;
+    this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+/**
+ * Thrown by executeTool and proxy when a policy's ask rule held the call
+ * (HTTP 202, docs/policies.md): nothing ran. Once a person approves
+ * `approval`, the same call made again (same tool, user and input) runs
+ * once; waitForApproval waits for the decision, and
+ * executeToolWithApproval / proxyWithApproval do all of it.
+ */
+export class ApprovalRequiredError extends Error {
+  override readonly name = "ApprovalRequiredError";
+  readonly approval: Approval;
+  readonly approvalId: string;
+
+  constructor(approval: Approval) {
+    super(`the call waits for approval ${approval.id} (until ${approval.expiresAt}); wait with waitForApproval, then make the same call again`);
+    this.approval = approval;
+    this.approvalId = approval.id;
+  }
+}
+
+/**
+ * An approval waited on did not let the call run: `reason` is "timeout"
+ * (still pending when the wait's timeout passed), "expired" (no decision
+ * before it expired) or "used" (another call spent it). `approval` is its
+ * last state seen.
+ */
+export class ApprovalWaitError extends Error {
+  override readonly name = "ApprovalWaitError";
+  readonly approval: Approval;
+  readonly reason: "timeout" | "expired" | "used";
+
+  constructor(approval: Approval, reason: "timeout" | "expired" | "used") {
+    super(
+      reason === "timeout"
+        ? `approval ${approval.id} is still pending after the wait's timeout`
+        : `approval ${approval.id} is ${approval.status}; the call did not run`,
+    );
+    this.approval = approval;
+    this.reason = reason;
   }
 }
 

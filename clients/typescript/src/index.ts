@@ -1,8 +1,8 @@
 // @switchboard-gw/sdk: a client of the Switchboard API. The types come from
 // the API's OpenAPI description (src/schema.ts is generated from it).
 export { DEFAULT_BASE_URL, isRetryable, parseRetryAfter, Switchboard } from "./client.js";
-export type { ClientOptions } from "./client.js";
-export { isSwitchboardError, SwitchboardError, WebhookVerificationError } from "./errors.js";
+export type { ClientOptions, WaitOptions } from "./client.js";
+export { ApprovalRequiredError, ApprovalWaitError, isSwitchboardError, SwitchboardError, WebhookVerificationError } from "./errors.js";
 export { outcomeForModel, SessionHandle, toOpenAIChatTools, toOpenAIResponsesTools } from "./session.js";
 export type { OpenAIChatTool, OpenAIResponsesTool, VercelAITool } from "./session.js";
 export { verifyWebhook } from "./webhook.js";

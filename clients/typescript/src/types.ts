@@ -30,6 +30,19 @@ export type TriggerCreated = Schemas["TriggerCreated"];
 export type Webhook = Schemas["Webhook"];
 export type WebhookCreated = Schemas["WebhookCreated"];
 export type TriggerFiredEvent = Schemas["TriggerFiredEvent"];
+export type Decision = Schemas["Decision"];
+export type PolicyMatch = Schemas["PolicyMatch"];
+export type PolicyCondition = Schemas["PolicyCondition"];
+export type PolicyRule = Schemas["PolicyRule"];
+/** A rule to create or replace; priority and clientApproval have defaults (1000, true). */
+export type PolicyRuleInput = Omit<Schemas["PolicyRuleInput"], "priority" | "clientApproval"> &
+  Partial<Pick<Schemas["PolicyRuleInput"], "priority" | "clientApproval">>;
+export type Approval = Schemas["Approval"];
+export type ApprovalStatus = Approval["status"];
+export type Quota = Schemas["Quota"];
+export type QuotaRequest = Schemas["QuotaRequest"];
+export type RedactionRules = Schemas["RedactionRules"];
+export type RedactionPattern = Schemas["RedactionPattern"];
 
 /** The JSON request body of an operation. */
 export type RequestBody<Op extends keyof operations> = operations[Op] extends {
@@ -63,5 +76,8 @@ export type CreateSessionRequest = RequestBody<"createSession">;
 export type CreateConnectLinkRequest = RequestBody<"createConnectLink">;
 export type CreateTriggerRequest = RequestBody<"createTrigger">;
 export type CreateWebhookRequest = RequestBody<"createWebhook">;
+export type ListApprovalsParams = QueryParams<"listApprovals">;
+export type UpdateQuotaRequest = RequestBody<"updateQuota">;
+export type PutRedactionRequest = RequestBody<"putRedaction">;
 /** `json-schema` (the default) or `openai-strict`. */
 export type ToolFormat = NonNullable<QueryParams<"listSessionTools">["format"]>;
