@@ -416,4 +416,17 @@ func TestMCPServerOAuth_RegistrationRefused(t *testing.T) {
 		dataOf(body)["user"] != "alice" {
 		t.Fatalf("alice's call: %d %s", st, raw)
 	}
+	// Added again, the server keeps its client and the tools alice's token
+	// listed; another client must replace the auth config explicitly.
+	again, err := addOAuthServer(t, f, fake, "", "")
+	if err != nil || !again.Reused || again.Registered || again.AuthConfig.ClientID != "manual" || len(again.Connector.Tools) != 1 {
+		t.Fatalf("added again: %+v %v", again, err)
+	}
+	if _, err := addOAuthServer(t, f, fake, "other", "x"); err == nil || !strings.Contains(err.Error(), "already has the OAuth client manual") {
+		t.Fatalf("another client: %v", err)
+	}
+	if st, body, raw := f.json("POST", "/v1/tools/execute", `{"toolId":"files_list_files","userId":"alice","input":{}}`); st != 200 ||
+		dataOf(body)["user"] != "alice" {
+		t.Fatalf("alice's call after the server was added again: %d %s", st, raw)
+	}
 }
