@@ -65,7 +65,7 @@ func DiscoverOAuth(ctx context.Context, client *http.Client, serverURL string, h
 		return nil, err
 	}
 	if prm == nil {
-		if len(challenges) == 0 {
+		if challenges == nil { // no 401: the server asks for no sign-in
 			return nil, ErrNoOAuth
 		}
 		// The 2025-03-26 revision of MCP: the server's origin is its own

@@ -100,6 +100,10 @@ func TestDiscoverOAuth_FindsTheAuthorizationServer(t *testing.T) {
 		docs:     map[string]any{"/.well-known/oauth-authorization-server": asMeta(map[string]any{"issuer": "{url}"})},
 		resource: "{url}/mcp", issuer: "{url}",
 	}, {
+		name: "a bare 401, the origin is the authorization server", challenge: ``,
+		docs:     map[string]any{"/.well-known/openid-configuration": asMeta(map[string]any{"issuer": "{url}"})},
+		resource: "{url}/mcp", issuer: "{url}",
+	}, {
 		name: "metadata for another resource", challenge: `Bearer resource_metadata="{url}/meta"`,
 		docs: map[string]any{"/meta": map[string]any{"resource": "https://elsewhere.example/mcp", "authorization_servers": []string{"{url}/as"}}},
 		err:  "protected-resource metadata the MCP server names cannot be used",
