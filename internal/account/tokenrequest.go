@@ -21,8 +21,12 @@ import (
 // same fields (tokenBodyType: json), and that lifts the token's fields to
 // the top of the answer from where the provider nests them (tokenPath).
 // The redirect policy and timeout of c are kept.
+//
+// For a method with a resource indicator (RFC 8707), every token request
+// (the code exchange and each refresh, which x/oauth2 sends without extra
+// fields) carries it as the resource field.
 func TokenClient(c *http.Client, o *catalog.OAuth2) *http.Client {
-	if o == nil || (o.TokenBodyType != "json" && o.TokenPath == "") {
+	if o == nil || (o.TokenBodyType != "json" && o.TokenPath == "" && o.Resource == "") {
 		return c
 	}
 	cc := *c
@@ -36,8 +40,43 @@ func TokenClient(c *http.Client, o *catalog.OAuth2) *http.Client {
 	if o.TokenPath != "" {
 		next = nestedToken{next: next, path: o.TokenPath}
 	}
+	if o.Resource != "" {
+		next = resourceTokenBody{resource: o.Resource, next: next}
+	}
 	cc.Transport = next
 	return &cc
+}
+
+// resourceTokenBody adds the resource field to a form-encoded token
+// request that does not carry one.
+type resourceTokenBody struct {
+	resource string
+	next     http.RoundTripper
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t resourceTokenBody) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body == nil || !strings.HasPrefix(req.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		return t.next.RoundTrip(req)
+	}
+	raw, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("account: read token request: %w", err)
+	}
+	form, err := url.ParseQuery(string(raw))
+	if err != nil {
+		return nil, fmt.Errorf("account: token request form: %w", err)
+	}
+	if !form.Has("resource") {
+		form.Set("resource", t.resource)
+	}
+	body := []byte(form.Encode())
+	out := req.Clone(req.Context())
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	out.ContentLength = int64(len(body))
+	return t.next.RoundTrip(out)
 }
 
 // maxTokenAnswer bounds a token answer read to lift nested fields.

@@ -249,7 +249,8 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	a.Sessions = session.NewService(session.Options{Store: st, Accounts: a.Accounts, Executor: a.Executor, Links: a.Links,
 		Policies: a.Policies, BaseURL: cfg.BaseURL, Now: o.Now, Log: a.ExecLog, Redact: a.Redact})
 	a.Page = connect.NewPage(connect.PageOptions{Links: a.Links, Store: st, Projects: a.Catalogs, Accounts: a.Accounts,
-		Executor: a.Executor, Keyring: ring, Guard: guard, Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL, Now: o.Now})
+		Executor: a.Executor, Keyring: ring, Guard: guard, Logger: log, BaseURL: cfg.BaseURL, AssetsURL: cfg.AssetsURL, Now: o.Now,
+		ToolsFunc: (&upstream.ToolFetcher{Store: st, Keyring: ring, Guard: guard}).Fetch})
 	a.MCP = mcpserver.New(a.Sessions, log, a.Tracer)
 	a.MCPAuth = mcpauth.New(mcpauth.Options{Store: st, Keyring: ring, BaseURL: cfg.BaseURL, MCPURL: cfg.MCPURL, HTTPClient: guard.Client(), Now: o.Now})
 	a.API = httpapi.New(httpapi.Options{

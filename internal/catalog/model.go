@@ -88,6 +88,10 @@ type Connector struct {
 	// Origin is "" for a built-in connector, "mcp" for a project's MCP
 	// server and "openapi" for a project's imported REST API.
 	Origin string `yaml:"-" json:"origin,omitempty"`
+	// ToolDataClass is the data classification a project's MCP server
+	// gives every tool it lists, kept for a server whose tools come later
+	// (one that lists them only to a signed-in user).
+	ToolDataClass string `yaml:"-" json:"toolDataClass,omitempty"`
 }
 
 // Builtin reports whether the connector ships with Switchboard.
@@ -95,6 +99,14 @@ func (c *Connector) Builtin() bool { return c.Origin == "" }
 
 // MCP reports whether the connector is a project's MCP server.
 func (c *Connector) MCP() bool { return c.Origin == OriginMCP }
+
+// OAuthMCP reports whether the connector is a project's MCP server whose
+// users sign in with the OAuth the server itself declares (its only
+// method is oauth2 with a resource indicator).
+func (c *Connector) OAuthMCP() bool {
+	return c.MCP() && len(c.AuthMethods) == 1 && c.AuthMethods[0].Type == AuthOAuth2 && c.AuthMethods[0].OAuth2 != nil &&
+		c.AuthMethods[0].OAuth2.Resource != ""
+}
 
 // AuthMethod returns the connector's auth method with id, or nil.
 func (c *Connector) AuthMethod(id string) *AuthMethod {
@@ -312,6 +324,11 @@ type OAuth2 struct {
 	// Audience is the aud claim of a JWT bearer assertion (RFC 7523); the
 	// token URL when empty. It may take {connection field} placeholders.
 	Audience string `yaml:"audience" json:"audience,omitempty"`
+	// Resource is the resource indicator (RFC 8707) sent with the
+	// authorization request, the code exchange and every refresh, so the
+	// tokens are bound to one server: a project's MCP server that
+	// declares OAuth sets it to the resource its metadata names.
+	Resource string `yaml:"resource" json:"resource,omitempty"`
 }
 
 // AfterToken is a provider call made with a new access token that

@@ -148,7 +148,10 @@ func (v *validator) connector(c *Connector) {
 	for i := range c.AuthMethods {
 		v.identity(fmt.Sprintf("authMethods[%d].identity", i), c.AuthMethods[i].Identity)
 	}
-	if len(c.Tools) == 0 {
+	// A project's MCP server that signs its users in with OAuth may list
+	// its tools only to a signed-in user: it has none until the first
+	// user connects (upstream.FetchTools).
+	if len(c.Tools) == 0 && !(v.relaxed && c.MCP() && c.OAuthMCP()) {
 		v.add("tools", "at least one tool is required")
 	}
 	for i, t := range c.Tools {
@@ -223,6 +226,11 @@ func (v *validator) authMethod(p string, m *AuthMethod, fields map[string]bool) 
 			}
 		}
 		v.tokenParams(p, m, fields)
+		if r := m.OAuth2.Resource; r != "" {
+			if u, err := url.Parse(r); err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" {
+				v.add(p+".oauth2.resource", "%q must be an absolute URL without a fragment", r)
+			}
+		}
 	case AuthAPIKey:
 		if m.APIKey == nil {
 			v.add(p+".apiKey", "is required for type api_key (where the key goes)")

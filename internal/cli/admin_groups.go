@@ -105,7 +105,8 @@ var adminGroups = []adminGroup{
 		{"remove", "--project ID (--extends CONNECTOR | --id my_api)", "remove an extension or an imported API", (*Program).adminOpenAPIRemove},
 	}},
 	{name: "mcp-server", summary: "a project's own MCP servers as connectors", commands: []adminVerb{
-		{"add", "--project ID --id my_crm --url https://… [--name …] [--header 'X-Api-Key: …']", "add a server and discover its tools", mcpServerVerb("add")},
+		{"add", "--project ID --id my_crm --url https://… [--name …] [--header 'X-Api-Key: …'] [--oauth [--client-id … [--client-secret …|-]]]",
+			"add a server and discover its tools; with --oauth, users sign in with the OAuth the server declares", mcpServerVerb("add")},
 		{"list", "--project ID [--json]", "list the project's MCP servers", mcpServerVerb("list")},
 		{"refresh", "--project ID [--id …]", "discover the tools again now", mcpServerVerb("refresh")},
 		{"remove", "--project ID --id …", "remove a server", mcpServerVerb("remove")},

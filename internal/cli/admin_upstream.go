@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -15,7 +16,9 @@ import (
 
 	"github.com/switchboard-gw/switchboard/internal/app"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/connect"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
+	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
@@ -217,12 +220,19 @@ func (p *Program) adminMCPServer(ctx context.Context, verb string, args []string
 	dataClass := a.fs.String("data-class", "", "standard, pii or phi for every tool (default pii)")
 	var headerFlags multiFlag
 	a.fs.Var(&headerFlags, "header", "a static header sent to the server, 'Name: value' (repeatable; stored sealed)")
+	useOAuth := a.fs.Bool("oauth", false, "users sign in with the OAuth the server declares (discovered from the server; the client is registered dynamically unless --client-id)")
+	clientID := a.fs.String("client-id", "", "with --oauth: a client registered at the server's authorization server, instead of dynamic registration")
+	clientSecret := a.fs.String("client-secret", "", `with --client-id: its secret, or "-" to read it from standard input (none for a public client)`)
 	pos, err := a.parse(args)
 	if err != nil {
 		return err
 	}
 	if *projectID == "" {
-		return usagef("usage: switchboard admin mcp-server add --project ID --id my_crm --url https://… [--name …] [--header 'X-Api-Key: …'] | list | refresh --id … | remove --id …")
+		return usagef("usage: switchboard admin mcp-server add --project ID --id my_crm --url https://… [--name …] [--header 'X-Api-Key: …'] " +
+			"[--oauth [--client-id … [--client-secret …|-]]] | list | refresh --id … | remove --id …")
+	}
+	if (*clientID != "" || *clientSecret != "") && !*useOAuth || *clientSecret != "" && *clientID == "" || *useOAuth && verb != "add" {
+		return usagef("--oauth is for add; --client-id needs --oauth, and --client-secret needs --client-id")
 	}
 	if verb == "list" {
 		return p.adminConnectors(ctx, "list", append([]string{"--project", *projectID}, pos...))
@@ -255,6 +265,12 @@ func (p *Program) adminMCPServer(ctx context.Context, verb string, args []string
 		if err != nil || old.Origin != catalog.OriginMCP {
 			return fmt.Errorf("the project has no MCP server %q", *id)
 		}
+		var def catalog.Connector
+		_ = json.Unmarshal(old.Definition, &def)
+		def.Origin = old.Origin
+		if def.OAuthMCP() {
+			return fmt.Errorf("%s lists its tools only to a signed-in user: they are listed again with a user's token each time a user connects an account of it", *id)
+		}
 		*serverURL, sealed = old.Source, old.Headers
 		// Flags override what the server was added with.
 		was := upstream.OptionsOf(*id, old.Definition)
@@ -275,9 +291,18 @@ func (p *Program) adminMCPServer(ctx context.Context, verb string, args []string
 			return err
 		}
 	}
+	if *useOAuth {
+		return p.addOAuthMCPServer(ctx, a, st, ring, upstream.OAuthServer{Keyring: ring, Scope: app.OutboundGuard(a.cfg).MCPServer(*id),
+			ProjectID: *projectID, URL: *serverURL, Headers: headers, SealedHeaders: sealed,
+			Options:     upstream.MCPOptions{ID: *id, Name: *name, Description: *description, Category: *category, DataClass: *dataClass},
+			RedirectURI: strings.TrimRight(a.cfg.BaseURL, "/") + connect.CallbackPath, ClientID: *clientID, ClientSecret: *clientSecret})
+	}
 	client := app.OutboundGuard(a.cfg).MCPServer(*id).Client()
 	con, err := upstream.DiscoverMCP(ctx, client, *serverURL, headers, upstream.MCPOptions{ID: *id, Name: *name,
 		Description: *description, Category: *category, DataClass: *dataClass})
+	if errors.Is(err, upstream.ErrUnauthorized) && verb == "add" {
+		return fmt.Errorf("%w; if its users sign in to it with OAuth, add it with --oauth", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -296,6 +321,51 @@ func (p *Program) adminMCPServer(ctx context.Context, verb string, args []string
 	}
 	fmt.Fprintf(p.Stdout, "MCP server %s: %d tools (%d added, %d changed, %d removed)\n", con.ID, len(con.Tools),
 		len(changes["added"]), len(changes["changed"]), len(changes["removed"]))
+	return nil
+}
+
+// addOAuthMCPServer adds an MCP server whose users sign in with the OAuth
+// it declares, and says what the operator has to know: the client it
+// uses, and whether its tools wait for the first user.
+func (p *Program) addOAuthMCPServer(ctx context.Context, a *adminCommand, st *store.Store, ring *secret.Keyring, o upstream.OAuthServer) error {
+	if o.ClientSecret == "-" {
+		line, err := bufio.NewReader(p.Stdin).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read the client secret: %w", err)
+		}
+		o.ClientSecret = strings.TrimSpace(line)
+	}
+	if o.URL == "" {
+		return usagef("--url is required")
+	}
+	old, _ := st.GetProjectConnector(ctx, o.ProjectID, o.Options.ID)
+	if old.Origin != "" && old.Origin != catalog.OriginMCP {
+		return fmt.Errorf("the project's connector %q is an imported API; choose another --id", o.Options.ID)
+	}
+	o.Store = st
+	added, err := upstream.AddOAuthMCP(ctx, o)
+	if err != nil {
+		return fmt.Errorf("MCP server %s was not added: %w", o.Options.ID, err)
+	}
+	con := added.Connector
+	if *a.asJSON {
+		return printJSON(p.Stdout, map[string]any{"id": con.ID, "tools": len(con.Tools), "toolsPending": added.ToolsPending,
+			"authConfig": viewAuthConfig(added.AuthConfig), "registered": added.Registered, "resource": con.AuthMethods[0].OAuth2.Resource})
+	}
+	how := "configured"
+	switch {
+	case added.Registered:
+		how = "registered dynamically"
+	case added.Reused:
+		how = "kept from before"
+	}
+	fmt.Fprintf(p.Stdout, "MCP server %s: users sign in at %s (client %s, %s; auth config %s)\n", con.ID,
+		con.AuthMethods[0].OAuth2.AuthorizeURL, added.AuthConfig.ClientID, how, added.AuthConfig.Key)
+	if added.ToolsPending && len(con.Tools) == 0 {
+		fmt.Fprintf(p.Stdout, "  its tools are listed with the first user's token: send a user a connect link for %s\n", con.ID)
+	} else {
+		fmt.Fprintf(p.Stdout, "  %d tools\n", len(con.Tools))
+	}
 	return nil
 }
 

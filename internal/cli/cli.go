@@ -73,6 +73,7 @@ Usage:
   switchboard admin openapi import --project ID --extends github FILE_OR_URL [--base-url-check=false]
   switchboard admin openapi remove --project ID (--extends github | --id my_api)
   switchboard admin mcp-server add --project ID --id my_crm --url https://… [--name …] [--header 'X-Api-Key: …']
+      [--oauth [--client-id … [--client-secret …|-]]]   (users sign in with the server's own OAuth)
   switchboard admin mcp-server list|refresh|remove --project ID [--id …]
   switchboard admin connectors list --project ID | remove --project ID CONNECTOR_ID   (a project's own connectors)
   switchboard admin logs --project ID [--user U] [--connector C] [--tool T] [--outcome O] [--since T] [--until T]

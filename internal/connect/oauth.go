@@ -116,6 +116,10 @@ func (p *Page) Authorize(ctx context.Context, token string, r AuthorizeRequest) 
 	for k, v := range m.OAuth2.AuthorizeParams {
 		opts = append(opts, oauth2.SetAuthURLParam(k, v))
 	}
+	if m.OAuth2.Resource != "" {
+		// RFC 8707: the token is asked for this one server.
+		opts = append(opts, oauth2.SetAuthURLParam("resource", m.OAuth2.Resource))
+	}
 	if m.OAuth2.PKCE {
 		verifier := oauth2.GenerateVerifier()
 		if st.Verifier, err = p.Keyring.Seal([]byte(verifier), secret.AAD("oauth_state.verifier", st.ID)); err != nil {
@@ -334,6 +338,14 @@ func (p *Page) Callback(ctx context.Context, q url.Values, browserNonce string) 
 		}
 	}
 	p.label(ctx, t, conn)
+	if c.OAuthMCP() && p.ToolsFunc != nil {
+		// Such a server may list its tools only to a signed-in user: the
+		// list is fetched with this user's new token. The account stays
+		// connected when the listing fails; the next sign-in tries again.
+		if err := p.ToolsFunc(ctx, l.ProjectID, c.ID, tok.AccessToken); err != nil {
+			p.Logger.WarnContext(ctx, "listing an MCP server's tools with a new account's token failed", "connector", c.ID, "error", err.Error())
+		}
+	}
 	conn, _ = p.Store.GetConnection(ctx, l.ProjectID, conn.ID)
 	pv := account.Public(conn)
 	return redirect(CallbackResult{OK: true, Message: c.Name + " is connected.", Connector: c.Name, Connection: &pv})

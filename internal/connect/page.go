@@ -41,6 +41,10 @@ type PageOptions struct {
 	BaseURL   string
 	AssetsURL string
 	Now       func() time.Time
+	// ToolsFunc lists the tools of a project's MCP server that declares
+	// OAuth with the access token a user just connected
+	// (upstream.ToolFetcher.Fetch); nil lists nothing.
+	ToolsFunc func(ctx context.Context, projectID, connectorID, accessToken string) error
 }
 
 // ProjectCatalogs loads a project's tenant from the database

@@ -2,6 +2,8 @@ package execute
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -40,7 +42,11 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	if err := e.enforce(ctx, t, c.Policy, c.UserID, toolSubject(tool, conn, input), rec); err != nil {
 		return nil, err
 	}
-	k := mcpKey{con: con, connID: conn.ID, revision: conn.Revision}
+	authz, err := e.mcpAuthorization(ctx, conn, con, false)
+	if err != nil {
+		return nil, err
+	}
+	k := mcpKey{con: con, connID: conn.ID, revision: conn.Revision, token: tokenMark(authz)}
 	params := &mcp.CallToolParams{Name: tool.UpstreamName, Arguments: input}
 	if rec != nil {
 		rec.ConnectionID = conn.ID
@@ -48,7 +54,23 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 	if err := e.quotas.Admit(ctx, t, quota.Call{UserID: c.UserID, ConnectorID: con.ID, ToolID: tool.ID}); err != nil {
 		return nil, err
 	}
-	res, err := e.sendMCP(ctx, t, conn, k, params, rec)
+	res, err := e.sendMCP(ctx, t, authz, k, params, rec)
+	if errors.Is(err, upstream.ErrUnauthorized) && conn.ID != "" {
+		// As for any OAuth connector: a token refused before its expiry
+		// (revoked, ended early) is refreshed once and the call retried; a
+		// fresh token refused too asks the user to connect again.
+		if fresh, ferr := e.mcpAuthorization(ctx, conn, con, true); ferr != nil {
+			return nil, ferr
+		} else if fresh != "" {
+			authz, k.token = fresh, tokenMark(fresh)
+			if res, err = e.sendMCP(ctx, t, authz, k, params, rec); errors.Is(err, upstream.ErrUnauthorized) {
+				if serr := e.store.SetConnectionStatus(ctx, conn.ID, conn.Revision, store.StatusReauthRequired); serr != nil {
+					e.log.ErrorContext(ctx, "could not mark connection for reauthorization", "connection_id", conn.ID, "error", serr.Error())
+				}
+				return nil, reauth(conn)
+			}
+		}
+	}
 	if cause, _ := reachCause(err); err != nil && cause != causeUnknown {
 		return nil, e.unreachable(ctx, err, "MCP server", "MCP server "+con.ID, con.ID, hostOf(con.API.BaseURL))
 	}
@@ -80,7 +102,7 @@ func (e *Executor) callMCP(ctx context.Context, t tenant.Tenant, c Call, tool *c
 // there is one, in a client span. The server's time, connecting included,
 // goes to the execution log entry rec and to the provider metric (as a 2xx
 // when it answered, an error when it did not: MCP has no status).
-func (e *Executor) sendMCP(ctx context.Context, t tenant.Tenant, conn store.Connection, k mcpKey, params *mcp.CallToolParams, rec *execlog.Entry) (res *mcp.CallToolResult, err error) {
+func (e *Executor) sendMCP(ctx context.Context, t tenant.Tenant, authz string, k mcpKey, params *mcp.CallToolParams, rec *execlog.Entry) (res *mcp.CallToolResult, err error) {
 	ctx, span := e.tracer.StartClient(ctx, "provider "+telemetry.Custom)
 	start := time.Now()
 	defer func() {
@@ -96,7 +118,7 @@ func (e *Executor) sendMCP(ctx context.Context, t tenant.Tenant, conn store.Conn
 		e.metrics.ProviderCall(k.con, status, took)
 		span.End()
 	}()
-	cs, reused, done, err := e.mcpSession(ctx, t.ProjectID, conn, k, true)
+	cs, reused, done, err := e.mcpSession(ctx, t.ProjectID, authz, k, true)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +126,7 @@ func (e *Executor) sendMCP(ctx context.Context, t tenant.Tenant, conn store.Conn
 	if err != nil && reused && (errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, mcp.ErrConnectionClosed)) {
 		// The server ended the pooled session before the call reached it.
 		done(true)
-		if cs, _, done, err = e.mcpSession(ctx, t.ProjectID, conn, k, false); err != nil {
+		if cs, _, done, err = e.mcpSession(ctx, t.ProjectID, authz, k, false); err != nil {
 			return nil, err
 		}
 		res, err = cs.CallTool(ctx, params)
@@ -113,13 +135,61 @@ func (e *Executor) sendMCP(ctx context.Context, t tenant.Tenant, conn store.Conn
 	return res, err
 }
 
+// mcpAuthorization is the Authorization header a call with the account
+// sends to an MCP server ("" without one): its key, or its OAuth access
+// token, refreshed first when it has expired (or is about to), as for any
+// OAuth connector; a failed refresh marks the account reauth_required.
+// With force, it is the header after refreshing the token whatever its
+// expiry, and "" for an account that has no refresh token.
+func (e *Executor) mcpAuthorization(ctx context.Context, conn store.Connection, con *catalog.Connector, force bool) (string, error) {
+	if conn.ID == "" {
+		return "", nil
+	}
+	cred, err := e.accounts.Open(conn)
+	if err != nil {
+		return "", err
+	}
+	m := method(con, cred)
+	refreshable := cred.Type == catalog.AuthOAuth2 && m != nil && m.OAuth2 != nil
+	if force && (!refreshable || cred.RefreshToken == "") {
+		return "", nil
+	}
+	if refreshable {
+		cred = e.fresh.newer(conn, cred)
+		if force || needsRefresh(cred, e.now()) {
+			if cred, err = e.refreshToken(ctx, conn, cred, con, m, force); err != nil {
+				return "", err
+			}
+		}
+	}
+	switch {
+	case cred.APIKey != "":
+		return "Bearer " + cred.APIKey, nil
+	case cred.AccessToken != "":
+		return "Bearer " + cred.AccessToken, nil
+	}
+	return "", nil
+}
+
+// tokenMark tells sessions opened with different credentials apart in the
+// pool (a refreshed token must not reuse the session of the expired one)
+// without keeping the credential in the key.
+func tokenMark(authz string) string {
+	if authz == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(authz))
+	return hex.EncodeToString(sum[:12])
+}
+
 // mcpSession returns a client session to the server of k: a pooled one when
 // reuse allows and there is one (reused is then true), else a new one with
-// the server's static headers and the account's credential. done(failed)
+// the server's static headers and the account's credential (authz, the
+// Authorization header, when not empty). done(failed)
 // must follow the call: it drops a failed pooled session and closes an
 // unpooled one. Servers on the older HTTP+SSE transport are not pooled
 // (their event stream would outlive the client's timeout).
-func (e *Executor) mcpSession(ctx context.Context, projectID string, conn store.Connection, k mcpKey, reuse bool) (
+func (e *Executor) mcpSession(ctx context.Context, projectID string, authz string, k mcpKey, reuse bool) (
 	cs *mcp.ClientSession, reused bool, done func(failed bool), err error) {
 	con := k.con
 	pool := con.API.Transport != catalog.TransportSSE
@@ -136,17 +206,8 @@ func (e *Executor) mcpSession(ctx context.Context, projectID string, conn store.
 	if err != nil {
 		return nil, false, nil, apierr.New(apierr.CredentialUnavailable, "the static headers of MCP server %s cannot be read; add the server again", con.ID)
 	}
-	if conn.ID != "" {
-		cred, err := e.accounts.Open(conn)
-		if err != nil {
-			return nil, false, nil, err
-		}
-		switch {
-		case cred.APIKey != "":
-			headers["Authorization"] = "Bearer " + cred.APIKey
-		case cred.AccessToken != "":
-			headers["Authorization"] = "Bearer " + cred.AccessToken
-		}
+	if authz != "" {
+		headers["Authorization"] = authz
 	}
 	cs, err = upstream.Connect(ctx, e.guard.MCPServer(con.ID).Client(), con.API.BaseURL, con.API.Transport, headers)
 	if err != nil {

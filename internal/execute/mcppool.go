@@ -17,12 +17,14 @@ const (
 )
 
 // mcpKey names a session: a changed server definition (re-added, refreshed)
-// is a new connector pointer, and a rotated credential a new revision, so
-// neither reuses a session opened with old headers.
+// is a new connector pointer, a rotated credential a new revision, and a
+// refreshed OAuth token a new token mark, so none reuses a session opened
+// with old headers.
 type mcpKey struct {
 	con      *catalog.Connector
 	connID   string
 	revision int64
+	token    string
 }
 
 type mcpSession struct {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -37,7 +38,15 @@ type headerTransport struct {
 	origin  *url.URL
 	headers map[string]string
 	next    http.RoundTripper
+	// refuse401 turns a 401 answer into ErrUnauthorized, so a caller can
+	// tell a refused (or missing) credential from other failures.
+	refuse401 bool
 }
+
+// ErrUnauthorized is an MCP server's 401 answer: the credential the
+// request carried was refused (an expired or revoked token), or the
+// server wants one.
+var ErrUnauthorized = errors.New("the MCP server answered 401 Unauthorized")
 
 // errOtherOrigin refuses a request an MCP server sent elsewhere.
 var errOtherOrigin = errors.New("the MCP server sent the client to another origin, which Switchboard does not follow")
@@ -53,7 +62,13 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	for k, v := range h.headers {
 		r.Header.Set(k, v)
 	}
-	return h.next.RoundTrip(r)
+	resp, err := h.next.RoundTrip(r)
+	if err == nil && h.refuse401 && resp.StatusCode == http.StatusUnauthorized {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		_ = resp.Body.Close()
+		return nil, ErrUnauthorized
+	}
+	return resp, err
 }
 
 // Describe is an MCP client error without the URLs it may carry (a
@@ -74,7 +89,7 @@ func Connect(ctx context.Context, client *http.Client, serverURL, transport stri
 	if err != nil {
 		return nil, errors.New("the MCP server URL is not a valid URL")
 	}
-	hc := &http.Client{Transport: headerTransport{origin: origin, headers: headers, next: client.Transport},
+	hc := &http.Client{Transport: headerTransport{origin: origin, headers: headers, next: client.Transport, refuse401: true},
 		Timeout: client.Timeout, CheckRedirect: client.CheckRedirect}
 	c := mcp.NewClient(&mcp.Implementation{Name: "switchboard", Version: "1.0.0"}, nil)
 	if transport == catalog.TransportSSE {

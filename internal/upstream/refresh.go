@@ -31,6 +31,14 @@ func (r *Refresher) RefreshAll(ctx context.Context) (int, error) {
 	}
 	changed := 0
 	for _, pc := range all {
+		var stored catalog.Connector
+		_ = json.Unmarshal(pc.Definition, &stored)
+		stored.Origin = pc.Origin
+		if stored.OAuthMCP() {
+			// Its tools are listed with a user's token, when a user
+			// connects (ToolFetcher); there is none to use here.
+			continue
+		}
 		headers, err := OpenHeaders(r.Keyring, pc.ProjectID, pc.ConnectorID, pc.Headers)
 		if err != nil {
 			r.Logger.WarnContext(ctx, "cannot open an MCP server's headers", "connector", pc.ConnectorID, "project_id", pc.ProjectID)
@@ -79,8 +87,8 @@ func (r *Refresher) Run(ctx context.Context, interval time.Duration) {
 func OptionsOf(id string, definition []byte) MCPOptions {
 	var c catalog.Connector
 	_ = json.Unmarshal(definition, &c)
-	o := MCPOptions{ID: id, Name: c.Name, Description: c.Description, Category: c.Category}
-	if len(c.Tools) > 0 {
+	o := MCPOptions{ID: id, Name: c.Name, Description: c.Description, Category: c.Category, DataClass: c.ToolDataClass}
+	if len(c.Tools) > 0 && o.DataClass == "" {
 		o.DataClass = c.Tools[0].DataClassification
 	}
 	return o
