@@ -12,7 +12,9 @@ import (
 // TestConnect_SignInWholeFlow runs their whole flow.
 var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
 	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
-	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom"}
+	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom",
+	// conn-a
+	"attio"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -281,6 +283,14 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		token: "/zoom.us/oauth/token", identity: "/api.zoom.us/v2/users/me",
 		tool: "zoom_get_meeting", input: `{"meetingId":123}`, wantPath: "/api.zoom.us/v2/meetings/123",
 		refresh: "/zoom.us/oauth/token",
+	}, {
+		// conn-a: Attio: no scope parameter (the app's scopes are ticked in
+		// the developer dashboard), the client in the body, tokens that last.
+		connector: "attio", authorize: "/app.attio.com/authorize",
+		params: map[string]string{"response_type": "code"}, noParams: []string{"scope"},
+		token: "/app.attio.com/oauth/token", identity: "/api.attio.com/v2/self",
+		tool: "attio_get_record", input: `{"object":"people","record_id":"r1"}`,
+		wantPath: "/api.attio.com/v2/objects/people/records/r1",
 	}}
 	if len(cases) != len(moreSignInConnectors) {
 		t.Fatalf("%d cases for %d connectors", len(cases), len(moreSignInConnectors))
