@@ -75,6 +75,8 @@ func TestLoad_RejectsBadDefinitions(t *testing.T) {
 		{"bad auth type", "type: api_key,", "type: magic,", `"magic" is not one of`},
 		{"http base", "https://api.acme.test/v1", "http://api.acme.test/v1", "must be an https URL"},
 		{"unknown base placeholder", "https://api.acme.test/v1", "https://{shop}.acme.test/v1", "{shop} is not a connection field"},
+		{"static header name", `path: "/items/{id}"}`, `path: "/items/{id}", staticHeaders: {"Bad Name": "1"}}`, `staticHeaders: "Bad Name": a header needs`},
+		{"static header value", `path: "/items/{id}"}`, `path: "/items/{id}", staticHeaders: {cal-api-version: ""}}`, `staticHeaders: "cal-api-version": a header needs`},
 		{"body on GET", `path: "/items/{id}"}`, `path: "/items/{id}", body: [id]}`, `"id" is already sent in the path`},
 	}
 	for _, c := range cases {

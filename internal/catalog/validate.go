@@ -388,6 +388,11 @@ func (v *validator) request(p string, t *Tool, props map[string]json.RawMessage,
 	for _, b := range r.Body {
 		use(b, "body")
 	}
+	for h, val := range r.StaticHeaders {
+		if !validHeaderName(h) || val == "" || strings.ContainsAny(val, "\r\n") {
+			v.add(p+".staticHeaders", "%q: a header needs a token name and a one-line value that is not empty", h)
+		}
+	}
 	for field, api := range r.Rename {
 		if _, ok := props[field]; !ok {
 			v.add(p+".rename", "%q is not a property of the input schema", field)
@@ -479,3 +484,17 @@ func (v *validator) trigger(p string, c *Connector, tr *Trigger) {
 // letters and digits in words joined by single underscores. A project's
 // own connectors (imported APIs, MCP servers) take the same rule.
 func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// validHeaderName reports whether h is an HTTP header field name (an RFC
+// 9110 token).
+func validHeaderName(h string) bool {
+	if h == "" {
+		return false
+	}
+	for _, c := range h {
+		if c > 0x7e || c <= ' ' || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", c) {
+			return false
+		}
+	}
+	return true
+}
