@@ -14,7 +14,7 @@ var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "
 	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
 	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom",
 	// conn-a
-	"attio"}
+	"attio", "cal_com"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -291,6 +291,17 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		token: "/app.attio.com/oauth/token", identity: "/api.attio.com/v2/self",
 		tool: "attio_get_record", input: `{"object":"people","record_id":"r1"}`,
 		wantPath: "/api.attio.com/v2/objects/people/records/r1",
+	}, {
+		// conn-a: Cal.com: scopes named in the authorize URL, the client in
+		// the body of a v2 token endpoint that also refreshes; each tool
+		// pins its endpoint's cal-api-version.
+		connector: "cal_com", authorize: "/app.cal.com/auth/oauth2/authorize",
+		params: map[string]string{"response_type": "code", "scope": "PROFILE_READ PROFILE_WRITE BOOKING_READ BOOKING_WRITE " +
+			"EVENT_TYPE_READ EVENT_TYPE_WRITE SCHEDULE_READ SCHEDULE_WRITE APPS_READ"},
+		token: "/api.cal.com/v2/auth/oauth2/token", identity: "/api.cal.com/v2/me",
+		tool: "cal_com_get_booking", input: `{"bookingUid":"bk1"}`, wantPath: "/api.cal.com/v2/bookings/bk1",
+		wantHdr: http.Header{"Cal-Api-Version": {"2024-08-13"}},
+		refresh: "/api.cal.com/v2/auth/oauth2/token",
 	}}
 	if len(cases) != len(moreSignInConnectors) {
 		t.Fatalf("%d cases for %d connectors", len(cases), len(moreSignInConnectors))
