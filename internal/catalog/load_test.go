@@ -94,6 +94,26 @@ func TestLoad_RejectsBadDefinitions(t *testing.T) {
 	}
 }
 
+// TestLoad_PathParameterAlsoInTheBody: a JSON:API update names the
+// resource's id in the path and in the body, so a PATCH, PUT or POST may
+// list a path parameter in body; a GET or DELETE may not (it has no body).
+func TestLoad_PathParameterAlsoInTheBody(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{"PATCH", "PUT", "POST"} {
+		def := strings.Replace(goodConnector, `{method: GET, path: "/items/{id}"}`, `{method: `+method+`, path: "/items/{id}", body: [id]}`, 1)
+		if def == goodConnector {
+			t.Fatal("replacement not found")
+		}
+		if err := loadOne(t, strings.Replace(def, "effect: read", "effect: write", 1)); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+	}
+	def := strings.Replace(goodConnector, `{method: GET, path: "/items/{id}"}`, `{method: DELETE, path: "/items/{id}", body: [id]}`, 1)
+	if err := loadOne(t, strings.Replace(def, "effect: read", "effect: destructive", 1)); err == nil || !strings.Contains(err.Error(), `"id" is already sent in the path`) {
+		t.Fatalf("DELETE: err %v", err)
+	}
+}
+
 func TestLoad_DuplicateToolIDs(t *testing.T) {
 	t.Parallel()
 	two := goodConnector + `  - id: acme_get_item

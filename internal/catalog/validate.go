@@ -360,7 +360,12 @@ func (v *validator) request(p string, t *Tool, props map[string]json.RawMessage,
 		if _, ok := props[field]; !ok {
 			v.add(p+"."+where, "%q is not a property of the input schema", field)
 		}
-		if prev, ok := used[field]; ok && prev != where {
+		// A path parameter listed in the body of a PATCH, PUT or POST goes
+		// to both: JSON:API APIs (Klaviyo) name the resource's id in the
+		// path and in the body.
+		prev, ok := used[field]
+		both := prev == "path" && where == "body" && (r.Method == "PATCH" || r.Method == "PUT" || r.Method == "POST")
+		if ok && prev != where && !both {
 			v.add(p+"."+where, "%q is already sent in the %s", field, prev)
 		}
 		used[field] = where

@@ -95,6 +95,21 @@ func TestExecute_StaticHeadersPinAToolsVersion(t *testing.T) {
 	}
 }
 
+// TestExecute_PathParameterAlsoInTheBody: a path parameter a PATCH lists
+// in body goes to the path and, as given, into the (wrapped) body.
+func TestExecute_PathParameterAlsoInTheBody(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.connect("u1", map[string]any{"type": "api_key", "apiKey": "k-secret"})
+	if _, err := e.run("acme_update_item", `{"id":"it 1","name":"n"}`); err != nil {
+		t.Fatal(err)
+	}
+	r := e.fake.last()
+	if r.Method != "PATCH" || r.Path != "/api/items/it%201" || r.Body != `{"data":{"id":"it 1","name":"n","type":"item"}}` {
+		t.Fatalf("request: %s %s %s", r.Method, r.Path, r.Body)
+	}
+}
+
 func basicAuth(h string) (string, string, bool) {
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(h, "Basic "))
 	if err != nil {
