@@ -14,7 +14,7 @@ var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "
 	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
 	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom",
 	// conn-a
-	"attio", "cal_com"}
+	"attio", "cal_com", "klaviyo"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -302,6 +302,17 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		tool: "cal_com_get_booking", input: `{"bookingUid":"bk1"}`, wantPath: "/api.cal.com/v2/bookings/bk1",
 		wantHdr: http.Header{"Cal-Api-Version": {"2024-08-13"}},
 		refresh: "/api.cal.com/v2/auth/oauth2/token",
+	}, {
+		// conn-a: Klaviyo: PKCE, the client in a basic header at the
+		// a.klaviyo.com token host, the revision pinned on every call.
+		connector: "klaviyo", authorize: "/www.klaviyo.com/oauth/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "accounts:read profiles:read profiles:write lists:read " +
+			"lists:write segments:read subscriptions:write campaigns:read campaigns:write flows:read flows:write metrics:read " +
+			"events:read events:write templates:read"},
+		token: "/a.klaviyo.com/oauth/token", identity: "/a.klaviyo.com/api/accounts",
+		tool: "klaviyo_get_profile", input: `{"id":"01GDD"}`, wantPath: "/a.klaviyo.com/api/profiles/01GDD",
+		wantHdr: http.Header{"Revision": {"2026-10-15"}},
+		refresh: "/a.klaviyo.com/oauth/token",
 	}}
 	if len(cases) != len(moreSignInConnectors) {
 		t.Fatalf("%d cases for %d connectors", len(cases), len(moreSignInConnectors))
