@@ -14,7 +14,7 @@ var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "
 	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
 	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom",
 	// conn-a
-	"attio", "cal_com", "klaviyo"}
+	"attio", "cal_com", "klaviyo", "webflow"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -313,6 +313,14 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		tool: "klaviyo_get_profile", input: `{"id":"01GDD"}`, wantPath: "/a.klaviyo.com/api/profiles/01GDD",
 		wantHdr: http.Header{"Revision": {"2026-10-15"}},
 		refresh: "/a.klaviyo.com/oauth/token",
+	}, {
+		// conn-a: Webflow Data Client app: scopes by spaces, the client in
+		// the body, tokens that last.
+		connector: "webflow", authorize: "/webflow.com/oauth/authorize",
+		params: map[string]string{"response_type": "code", "scope": "authorized_user:read sites:read sites:write pages:read " +
+			"pages:write cms:read cms:write forms:read forms:write assets:read ecommerce:read ecommerce:write"},
+		token: "/api.webflow.com/oauth/access_token", identity: "/api.webflow.com/v2/sites",
+		tool: "webflow_get_authorized_user", input: `{}`, wantPath: "/api.webflow.com/v2/token/authorized_by",
 	}}
 	if len(cases) != len(moreSignInConnectors) {
 		t.Fatalf("%d cases for %d connectors", len(cases), len(moreSignInConnectors))
