@@ -14,7 +14,7 @@ var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "
 	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
 	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom",
 	// conn-a
-	"attio", "cal_com", "klaviyo", "webflow"}
+	"attio", "cal_com", "klaviyo", "webflow", "miro"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -321,6 +321,15 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 			"pages:write cms:read cms:write forms:read forms:write assets:read ecommerce:read ecommerce:write"},
 		token: "/api.webflow.com/oauth/access_token", identity: "/api.webflow.com/v2/sites",
 		tool: "webflow_get_authorized_user", input: `{}`, wantPath: "/api.webflow.com/v2/token/authorized_by",
+	}, {
+		// conn-a: Miro: no scope parameter (the app's scopes), the client in
+		// the form body, and the refresh (for apps with expiring tokens) at
+		// the same v1 token URL.
+		connector: "miro", authorize: "/miro.com/oauth/authorize",
+		params: map[string]string{"response_type": "code"}, noParams: []string{"scope"},
+		token: "/api.miro.com/v1/oauth/token", identity: "/api.miro.com/v1/oauth-token",
+		tool: "miro_get_board", input: `{"board_id":"uXjVOfjkmAk="}`, wantPath: "/api.miro.com/v2/boards/uXjVOfjkmAk=",
+		refresh: "/api.miro.com/v1/oauth/token",
 	}}
 	if len(cases) != len(moreSignInConnectors) {
 		t.Fatalf("%d cases for %d connectors", len(cases), len(moreSignInConnectors))

@@ -40,7 +40,7 @@ var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", 
 	"{subdomain}.zendesk.com", "zoom.us", "api.zoom.us",
 	"tasks.googleapis.com", "meet.googleapis.com", "bitbucket.org", "api.bitbucket.org", "vercel.com", "api.vercel.com",
 	// conn-a
-	"app.attio.com", "api.attio.com", "app.cal.com", "api.cal.com", "www.klaviyo.com", "a.klaviyo.com", "webflow.com", "api.webflow.com"}
+	"app.attio.com", "api.attio.com", "app.cal.com", "api.cal.com", "www.klaviyo.com", "a.klaviyo.com", "webflow.com", "api.webflow.com", "miro.com", "api.miro.com"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by a
@@ -120,6 +120,7 @@ var signInTokens = map[string]tokenSpec{
 	"/api.cal.com/v2/auth/oauth2/token":   {who: "cal_com", body: true, code: true, refresh: true},
 	"/a.klaviyo.com/oauth/token":          {who: "klaviyo", code: true, refresh: true},
 	"/api.webflow.com/oauth/access_token": {who: "webflow", body: true, code: true, lasting: true},
+	"/api.miro.com/v1/oauth/token":        {who: "miro", body: true, code: true, refresh: true},
 }
 
 // signInFake stands for the providers of signInHosts: token endpoints that
