@@ -300,7 +300,7 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 			"EVENT_TYPE_READ EVENT_TYPE_WRITE SCHEDULE_READ SCHEDULE_WRITE APPS_READ"},
 		token: "/api.cal.com/v2/auth/oauth2/token", identity: "/api.cal.com/v2/me",
 		tool: "cal_com_get_booking", input: `{"bookingUid":"bk1"}`, wantPath: "/api.cal.com/v2/bookings/bk1",
-		wantHdr: http.Header{"Cal-Api-Version": {"2024-08-13"}},
+		wantHdr: http.Header{"Cal-Api-Version": {"2026-02-25"}},
 		refresh: "/api.cal.com/v2/auth/oauth2/token",
 	}, {
 		// conn-a: Klaviyo: PKCE, the client in a basic header at the
