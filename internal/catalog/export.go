@@ -145,6 +145,9 @@ func (t *Tool) specMatch() SpecMatchTool {
 	for f, h := range s.Headers {
 		out.Headers = append(out.Headers, SpecParam{Name: h, Required: slices.Contains(required, f)})
 	}
+	for h := range r.StaticHeaders {
+		out.Headers = append(out.Headers, SpecParam{Name: h, Required: true})
+	}
 	// A connector header filled from the account (xero-tenant-id) is sent
 	// with every call, as a required header parameter would be.
 	for h, v := range t.connector.API.Headers {

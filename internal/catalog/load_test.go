@@ -75,6 +75,8 @@ func TestLoad_RejectsBadDefinitions(t *testing.T) {
 		{"bad auth type", "type: api_key,", "type: magic,", `"magic" is not one of`},
 		{"http base", "https://api.acme.test/v1", "http://api.acme.test/v1", "must be an https URL"},
 		{"unknown base placeholder", "https://api.acme.test/v1", "https://{shop}.acme.test/v1", "{shop} is not a connection field"},
+		{"static header name", `path: "/items/{id}"}`, `path: "/items/{id}", staticHeaders: {"Bad Name": "1"}}`, `staticHeaders: "Bad Name": a header needs`},
+		{"static header value", `path: "/items/{id}"}`, `path: "/items/{id}", staticHeaders: {cal-api-version: ""}}`, `staticHeaders: "cal-api-version": a header needs`},
 		{"body on GET", `path: "/items/{id}"}`, `path: "/items/{id}", body: [id]}`, `"id" is already sent in the path`},
 	}
 	for _, c := range cases {
@@ -89,6 +91,26 @@ func TestLoad_RejectsBadDefinitions(t *testing.T) {
 				t.Fatalf("err %v\nwant it to name the file and say %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestLoad_PathParameterAlsoInTheBody: a JSON:API update names the
+// resource's id in the path and in the body, so a PATCH, PUT or POST may
+// list a path parameter in body; a GET or DELETE may not (it has no body).
+func TestLoad_PathParameterAlsoInTheBody(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{"PATCH", "PUT", "POST"} {
+		def := strings.Replace(goodConnector, `{method: GET, path: "/items/{id}"}`, `{method: `+method+`, path: "/items/{id}", body: [id]}`, 1)
+		if def == goodConnector {
+			t.Fatal("replacement not found")
+		}
+		if err := loadOne(t, strings.Replace(def, "effect: read", "effect: write", 1)); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+	}
+	def := strings.Replace(goodConnector, `{method: GET, path: "/items/{id}"}`, `{method: DELETE, path: "/items/{id}", body: [id]}`, 1)
+	if err := loadOne(t, strings.Replace(def, "effect: read", "effect: destructive", 1)); err == nil || !strings.Contains(err.Error(), `"id" is already sent in the path`) {
+		t.Fatalf("DELETE: err %v", err)
 	}
 }
 

@@ -483,6 +483,10 @@ type Request struct {
 	// StaticQuery and StaticBody are constants sent with every call.
 	StaticQuery map[string]string `yaml:"staticQuery" json:"staticQuery,omitempty"`
 	StaticBody  map[string]any    `yaml:"staticBody" json:"staticBody,omitempty"`
+	// StaticHeaders are header constants sent with every call of the tool,
+	// for a version a provider pins per endpoint (Cal.com's cal-api-version);
+	// one replaces a connector header of the same name.
+	StaticHeaders map[string]string `yaml:"staticHeaders" json:"staticHeaders,omitempty"`
 	// GraphQL is the document of a GraphQL API call; the input fields are
 	// its variables and the request is POSTed to Path.
 	GraphQL string `yaml:"graphql" json:"graphql,omitempty"`

@@ -372,7 +372,12 @@ func (v *validator) request(p string, t *Tool, props map[string]json.RawMessage,
 		if _, ok := props[field]; !ok {
 			v.add(p+"."+where, "%q is not a property of the input schema", field)
 		}
-		if prev, ok := used[field]; ok && prev != where {
+		// A path parameter listed in the body of a PATCH, PUT or POST goes
+		// to both: JSON:API APIs (Klaviyo) name the resource's id in the
+		// path and in the body.
+		prev, ok := used[field]
+		both := prev == "path" && where == "body" && (r.Method == "PATCH" || r.Method == "PUT" || r.Method == "POST")
+		if ok && prev != where && !both {
 			v.add(p+"."+where, "%q is already sent in the %s", field, prev)
 		}
 		used[field] = where
@@ -399,6 +404,11 @@ func (v *validator) request(p string, t *Tool, props map[string]json.RawMessage,
 	}
 	for _, b := range r.Body {
 		use(b, "body")
+	}
+	for h, val := range r.StaticHeaders {
+		if !validHeaderName(h) || val == "" || strings.ContainsAny(val, "\r\n") {
+			v.add(p+".staticHeaders", "%q: a header needs a token name and a one-line value that is not empty", h)
+		}
 	}
 	for field, api := range r.Rename {
 		if _, ok := props[field]; !ok {
@@ -503,4 +513,18 @@ func (v *validator) identity(p string, id *Identity) {
 	if id.Method != "" && !slices.Contains(methods, id.Method) {
 		v.add(p+".method", "%q is not an HTTP method", id.Method)
 	}
+}
+
+// validHeaderName reports whether h is an HTTP header field name (an RFC
+// 9110 token).
+func validHeaderName(h string) bool {
+	if h == "" {
+		return false
+	}
+	for _, c := range h {
+		if c > 0x7e || c <= ' ' || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", c) {
+			return false
+		}
+	}
+	return true
 }

@@ -71,6 +71,45 @@ func TestExecute_JSONBodyWrapHeaderAndForm(t *testing.T) {
 	}
 }
 
+// TestExecute_StaticHeadersPinAToolsVersion: a tool's staticHeaders go
+// with its call and replace the connector's header of the same name (an API
+// that versions each endpoint apart, as Cal.com does); other tools keep the
+// connector's.
+func TestExecute_StaticHeadersPinAToolsVersion(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.connect("u1", map[string]any{"type": "api_key", "apiKey": "k-secret"})
+	if _, err := e.run("acme_get_report", `{"id":"r1"}`); err != nil {
+		t.Fatal(err)
+	}
+	r := e.fake.last()
+	if r.Path != "/api/reports/r1" || r.Header.Get("X-Acme-Version") != "2026-01-01" || r.Header.Get("X-Acme-Beta") != "on" ||
+		len(r.Header.Values("X-Acme-Version")) != 1 {
+		t.Fatalf("request: %+v", r)
+	}
+	if _, err := e.run("acme_get_item", `{"id":"a"}`); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.fake.last(); r.Header.Get("X-Acme-Version") != "2" || r.Header.Get("X-Acme-Beta") != "" {
+		t.Fatalf("another tool: %+v", r.Header)
+	}
+}
+
+// TestExecute_PathParameterAlsoInTheBody: a path parameter a PATCH lists
+// in body goes to the path and, as given, into the (wrapped) body.
+func TestExecute_PathParameterAlsoInTheBody(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.connect("u1", map[string]any{"type": "api_key", "apiKey": "k-secret"})
+	if _, err := e.run("acme_update_item", `{"id":"it 1","name":"n"}`); err != nil {
+		t.Fatal(err)
+	}
+	r := e.fake.last()
+	if r.Method != "PATCH" || r.Path != "/api/items/it%201" || r.Body != `{"data":{"id":"it 1","name":"n","type":"item"}}` {
+		t.Fatalf("request: %s %s %s", r.Method, r.Path, r.Body)
+	}
+}
+
 func basicAuth(h string) (string, string, bool) {
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(h, "Basic "))
 	if err != nil {

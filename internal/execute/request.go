@@ -173,6 +173,9 @@ func buildRequest(tool *catalog.Tool, input map[string]any, base *url.URL) (*out
 	if out.Header.Get("Accept") == "" {
 		out.Header.Set("Accept", "application/json")
 	}
+	for header, v := range r.StaticHeaders {
+		out.Header.Set(header, v)
+	}
 	for field, header := range split.Headers {
 		if v, ok := input[field]; ok && v != nil {
 			out.Header.Set(header, scalar(v))

@@ -12,7 +12,9 @@ import (
 // TestConnect_SignInWholeFlow runs their whole flow.
 var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
 	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
-	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom"}
+	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom",
+	// conn-a
+	"attio", "cal_com", "klaviyo", "webflow", "miro"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -281,6 +283,53 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		token: "/zoom.us/oauth/token", identity: "/api.zoom.us/v2/users/me",
 		tool: "zoom_get_meeting", input: `{"meetingId":123}`, wantPath: "/api.zoom.us/v2/meetings/123",
 		refresh: "/zoom.us/oauth/token",
+	}, {
+		// conn-a: Attio: no scope parameter (the app's scopes are ticked in
+		// the developer dashboard), the client in the body, tokens that last.
+		connector: "attio", authorize: "/app.attio.com/authorize",
+		params: map[string]string{"response_type": "code"}, noParams: []string{"scope"},
+		token: "/app.attio.com/oauth/token", identity: "/api.attio.com/v2/self",
+		tool: "attio_get_record", input: `{"object":"people","record_id":"r1"}`,
+		wantPath: "/api.attio.com/v2/objects/people/records/r1",
+	}, {
+		// conn-a: Cal.com: scopes named in the authorize URL, the client in
+		// the body of a v2 token endpoint that also refreshes; each tool
+		// pins its endpoint's cal-api-version.
+		connector: "cal_com", authorize: "/app.cal.com/auth/oauth2/authorize",
+		params: map[string]string{"response_type": "code", "scope": "PROFILE_READ PROFILE_WRITE BOOKING_READ BOOKING_WRITE " +
+			"EVENT_TYPE_READ EVENT_TYPE_WRITE SCHEDULE_READ SCHEDULE_WRITE APPS_READ"},
+		token: "/api.cal.com/v2/auth/oauth2/token", identity: "/api.cal.com/v2/me",
+		tool: "cal_com_get_booking", input: `{"bookingUid":"bk1"}`, wantPath: "/api.cal.com/v2/bookings/bk1",
+		wantHdr: http.Header{"Cal-Api-Version": {"2026-02-25"}},
+		refresh: "/api.cal.com/v2/auth/oauth2/token",
+	}, {
+		// conn-a: Klaviyo: PKCE, the client in a basic header at the
+		// a.klaviyo.com token host, the revision pinned on every call.
+		connector: "klaviyo", authorize: "/www.klaviyo.com/oauth/authorize", pkce: true,
+		params: map[string]string{"response_type": "code", "scope": "accounts:read profiles:read profiles:write lists:read " +
+			"lists:write segments:read subscriptions:write campaigns:read campaigns:write flows:read flows:write metrics:read " +
+			"events:read events:write templates:read"},
+		token: "/a.klaviyo.com/oauth/token", identity: "/a.klaviyo.com/api/accounts",
+		tool: "klaviyo_get_profile", input: `{"id":"01GDD"}`, wantPath: "/a.klaviyo.com/api/profiles/01GDD",
+		wantHdr: http.Header{"Revision": {"2026-10-15"}},
+		refresh: "/a.klaviyo.com/oauth/token",
+	}, {
+		// conn-a: Webflow Data Client app: scopes by spaces, the client in
+		// the body, tokens that last.
+		connector: "webflow", authorize: "/webflow.com/oauth/authorize",
+		params: map[string]string{"response_type": "code", "scope": "authorized_user:read sites:read sites:write pages:read " +
+			"pages:write cms:read cms:write forms:read forms:write assets:read ecommerce:read ecommerce:write"},
+		token: "/api.webflow.com/oauth/access_token", identity: "/api.webflow.com/v2/sites",
+		tool: "webflow_get_authorized_user", input: `{}`, wantPath: "/api.webflow.com/v2/token/authorized_by",
+	}, {
+		// conn-a: Miro: no scope parameter (the app's scopes), the client in
+		// the form body, and the refresh (for apps with expiring tokens) at
+		// the same v1 token URL.
+		connector: "miro", authorize: "/miro.com/oauth/authorize",
+		params: map[string]string{"response_type": "code"}, noParams: []string{"scope"},
+		token: "/api.miro.com/v1/oauth/token", identity: "/api.miro.com/v1/oauth-token",
+		tool: "miro_get_board", input: `{"board_id":"uXjVOfjkmAk="}`, wantPath: "/api.miro.com/v2/boards/uXjVOfjkmAk=",
+		refresh: "/api.miro.com/v1/oauth/token",
 	}}
 	if len(cases) != len(moreSignInConnectors) {
 		t.Fatalf("%d cases for %d connectors", len(cases), len(moreSignInConnectors))

@@ -38,7 +38,9 @@ var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", 
 	"{domain}", "identity.pagerduty.com", "sentry.io", "{region}.sentry.io", "{shop}.myshopify.com", "slack.com",
 	"connect.squareup.com", "connect.stripe.com", "api.stripe.com", "todoist.com", "app.todoist.com", "api.todoist.com",
 	"{subdomain}.zendesk.com", "zoom.us", "api.zoom.us",
-	"tasks.googleapis.com", "meet.googleapis.com", "bitbucket.org", "api.bitbucket.org", "vercel.com", "api.vercel.com"}
+	"tasks.googleapis.com", "meet.googleapis.com", "bitbucket.org", "api.bitbucket.org", "vercel.com", "api.vercel.com",
+	// conn-a
+	"app.attio.com", "api.attio.com", "app.cal.com", "api.cal.com", "www.klaviyo.com", "a.klaviyo.com", "webflow.com", "api.webflow.com", "miro.com", "api.miro.com"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by a
@@ -113,6 +115,12 @@ var signInTokens = map[string]tokenSpec{
 	"/bitbucket.org/site/oauth2/access_token":            {who: "bitbucket", code: true, refresh: true},
 	"/api.typeform.eu/oauth/token":                       {who: "typeform", body: true, code: true, refresh: true},
 	"/api.vercel.com/login/oauth/token":                  {who: "vercel", code: true, refresh: true},
+	// conn-a: Attio, Cal.com, Klaviyo, Webflow, Miro.
+	"/app.attio.com/oauth/token":          {who: "attio", body: true, code: true, lasting: true},
+	"/api.cal.com/v2/auth/oauth2/token":   {who: "cal_com", body: true, code: true, refresh: true},
+	"/a.klaviyo.com/oauth/token":          {who: "klaviyo", code: true, refresh: true},
+	"/api.webflow.com/oauth/access_token": {who: "webflow", body: true, code: true, lasting: true},
+	"/api.miro.com/v1/oauth/token":        {who: "miro", body: true, code: true, refresh: true},
 }
 
 // signInFake stands for the providers of signInHosts: token endpoints that
