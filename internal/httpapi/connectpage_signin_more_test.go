@@ -10,7 +10,7 @@ import (
 // moreSignInConnectors are the built-in OAuth connectors whose sign-in
 // hands over no value beyond the token (or only what the user typed):
 // TestConnect_SignInWholeFlow runs their whole flow.
-var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
+var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "figma", "front", "gitlab", "gmail", "google_docs", "google_drive",
 	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
 	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom"}
 
@@ -71,6 +71,15 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		token: "/api.figma.com/v1/oauth/token", identity: "/api.figma.com/v1/me",
 		tool: "figma_get_me", input: `{}`, wantPath: "/api.figma.com/v1/me",
 		refresh: "/api.figma.com/v1/oauth/refresh",
+	}, {
+		// Front: no scope parameter (access is set on the app), no PKCE,
+		// the client in a basic header, expiring tokens with refresh.
+		connector: "front", authorize: "/app.frontapp.com/oauth/authorize",
+		params: map[string]string{"response_type": "code"}, noParams: []string{"scope", "code_challenge"},
+		token: "/app.frontapp.com/oauth/token", identity: "/api2.frontapp.com/me",
+		tool: "front_get_conversation", input: `{"conversation_id":"cnv_55c8c149"}`,
+		wantPath: "/api2.frontapp.com/conversations/cnv_55c8c149",
+		refresh:  "/app.frontapp.com/oauth/token",
 	}, {
 		// GitLab.com: the host the account keeps, PKCE, refresh tokens.
 		connector: "gitlab", typed: `{"host":"gitlab.com"}`, authorize: "/gitlab.com/oauth/authorize", pkce: true,
