@@ -11,7 +11,7 @@ import (
 // hands over no value beyond the token (or only what the user typed):
 // TestConnect_SignInWholeFlow runs their whole flow.
 var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "figma", "front", "gitlab", "gmail", "google_docs", "google_drive",
-	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
+	"google_meet", "google_sheets", "google_tasks", "help_scout", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
 	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
@@ -129,6 +129,15 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		token:  "/oauth2.googleapis.com/token",
 		tool:   "google_tasks_get_task_list", input: `{"tasklist":"l1"}`, wantPath: "/tasks.googleapis.com/tasks/v1/users/@me/lists/l1",
 		refresh: "/oauth2.googleapis.com/token",
+	}, {
+		// Help Scout: no scopes, no PKCE, the client in the body of a form,
+		// expiring tokens with refresh.
+		connector: "help_scout", authorize: "/secure.helpscout.net/authentication/authorizeClientApplication",
+		noParams: []string{"scope", "code_challenge"},
+		token:    "/api.helpscout.net/v2/oauth2/token", identity: "/api.helpscout.net/v2/users/me",
+		tool: "help_scout_get_conversation", input: `{"conversationId":10001}`,
+		wantPath: "/api.helpscout.net/v2/conversations/10001",
+		refresh:  "/api.helpscout.net/v2/oauth2/token",
 	}, {
 		// Intercom: permissions are set on the app, not asked for; the
 		// token comes from the US host, a European workspace is called on
