@@ -10,7 +10,7 @@ import (
 // moreSignInConnectors are the built-in OAuth connectors whose sign-in
 // hands over no value beyond the token (or only what the user typed):
 // TestConnect_SignInWholeFlow runs their whole flow.
-var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "figma", "front", "gitlab", "gmail", "google_docs", "google_drive",
+var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "close_crm", "figma", "front", "gitlab", "gmail", "google_docs", "google_drive",
 	"google_meet", "google_sheets", "google_tasks", "help_scout", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
 	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom"}
 
@@ -62,6 +62,15 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		connector: "clickup", authorize: "/app.clickup.com/api", noParams: []string{"scope"},
 		token: "/api.clickup.com/api/v2/oauth/token", identity: "/api.clickup.com/api/v2/user",
 		tool: "clickup_list_workspaces", input: `{}`, wantPath: "/api.clickup.com/api/v2/team",
+	}, {
+		// Close: no scope parameter (every app gets all.full_access
+		// offline_access), no PKCE, the client in the form body, refresh.
+		connector: "close_crm", authorize: "/app.close.com/oauth2/authorize/",
+		params: map[string]string{"response_type": "code"}, noParams: []string{"scope", "code_challenge"},
+		token: "/api.close.com/oauth2/token/", identity: "/api.close.com/api/v1/me/",
+		tool: "close_crm_get_lead", input: `{"lead_id":"lead_IIDHIStmFDvyOkw5"}`,
+		wantPath: "/api.close.com/api/v1/lead/lead_IIDHIStmFDvyOkw5/",
+		refresh:  "/api.close.com/oauth2/token/",
 	}, {
 		// Figma: PKCE, the client in a basic header, and a refresh URL of
 		// its own.

@@ -39,7 +39,8 @@ var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", 
 	"connect.squareup.com", "connect.stripe.com", "api.stripe.com", "todoist.com", "app.todoist.com", "api.todoist.com",
 	"{subdomain}.zendesk.com", "zoom.us", "api.zoom.us",
 	"tasks.googleapis.com", "meet.googleapis.com", "bitbucket.org", "api.bitbucket.org", "vercel.com", "api.vercel.com",
-	"app.frontapp.com", "api2.frontapp.com", "secure.helpscout.net", "api.helpscout.net"}
+	"app.frontapp.com", "api2.frontapp.com", "secure.helpscout.net", "api.helpscout.net",
+	"app.close.com", "api.close.com"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by a
@@ -116,6 +117,7 @@ var signInTokens = map[string]tokenSpec{
 	"/api.vercel.com/login/oauth/token":                  {who: "vercel", code: true, refresh: true},
 	"/app.frontapp.com/oauth/token":                      {who: "front", code: true, refresh: true},
 	"/api.helpscout.net/v2/oauth2/token":                 {who: "help_scout", body: true, code: true, refresh: true},
+	"/api.close.com/oauth2/token/":                       {who: "close_crm", body: true, code: true, refresh: true},
 }
 
 // signInFake stands for the providers of signInHosts: token endpoints that
