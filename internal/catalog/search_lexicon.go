@@ -17,6 +17,7 @@ var connectorAliases = map[string][]string{
 	"calendly":        {"calendly"},
 	"clickup":         {"clickup", "click up"},
 	"cloudflare":      {"cloudflare", "cf"},
+	"close_crm":       {"close crm", "close.com", "close io", "closeio"},
 	"confluence":      {"confluence"},
 	"discord":         {"discord"},
 	"dropbox":         {"dropbox", "drop box"},
