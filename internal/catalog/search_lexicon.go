@@ -13,15 +13,18 @@ var connectorAliases = map[string][]string{
 	"airtable":        {"airtable", "air table"},
 	"asana":           {"asana"},
 	"aws_s3":          {"s3", "aws s3", "amazon s3", "simple storage service"},
+	"bamboohr":        {"bamboohr", "bamboo hr", "bamboo"},
 	"box":             {"box", "box.com"},
 	"calendly":        {"calendly"},
 	"cal_com":         {"cal.com", "calcom", "cal com"},
 	"clickup":         {"clickup", "click up"},
 	"cloudflare":      {"cloudflare", "cf"},
+	"close_crm":       {"close crm", "close.com", "close io", "closeio"},
 	"confluence":      {"confluence"},
 	"discord":         {"discord"},
 	"dropbox":         {"dropbox", "drop box"},
 	"figma":           {"figma", "figjam"},
+	"front":           {"frontapp", "front app"},
 	"github":          {"github", "gh", "git hub", "github actions", "actions", "gist"},
 	"gitlab":          {"gitlab", "git lab", "gitlab ci"},
 	"gmail":           {"gmail", "google mail", "gmail.com"},
@@ -29,6 +32,9 @@ var connectorAliases = map[string][]string{
 	"google_docs":     {"google docs", "google doc", "gdoc", "gdocs", "g doc", "g docs"},
 	"google_drive":    {"google drive", "gdrive", "g drive", "drive", "my drive", "shared drive"},
 	"google_sheets":   {"google sheets", "google sheet", "gsheet", "gsheets", "g sheets", "sheets"},
+	"greenhouse":      {"greenhouse", "greenhouse recruiting"},
+	"harvest":         {"harvest", "harvestapp", "getharvest"},
+	"help_scout":      {"help scout", "helpscout"},
 	"hubspot":         {"hubspot", "hub spot"},
 	"intercom":        {"intercom"},
 	"jira":            {"jira", "jql", "jira cloud"},
@@ -63,7 +69,7 @@ var connectorAliases = map[string][]string{
 // "teams", "box", "monday"): they name the application only when no other
 // application is named, and only weakly.
 var commonAliases = setOf("drive", "my drive", "teams", "box", "monday", "square", "actions",
-	"sheets", "mc", "sg", "sf", "pd", "cf", "qb", "exchange online")
+	"sheets", "mc", "sg", "sf", "pd", "cf", "qb", "exchange online", "front", "harvest", "bamboo")
 
 // dayContext are words that make "monday" a day rather than the application.
 var dayContext = setOf("on", "next", "this", "last", "every", "until", "by", "since", "before", "after",

@@ -11,6 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
 
 	builtin "github.com/switchboard-gw/switchboard/catalog"
 	"github.com/switchboard-gw/switchboard/internal/account"
@@ -41,7 +44,8 @@ var ownPathHandlers = map[string]bool{"google_drive_upload_file": true, "box_upl
 const originalHostHeader = "X-Test-Original-Host"
 
 // preferredAuth is the order in which the test picks a connector's auth method.
-var preferredAuth = []string{catalog.AuthAPIKey, catalog.AuthBasic, catalog.AuthCustom, catalog.AuthOAuth2, catalog.AuthNone, catalog.AuthAWSIAM}
+var preferredAuth = []string{catalog.AuthAPIKey, catalog.AuthBasic, catalog.AuthCustom, catalog.AuthOAuth2, catalog.AuthNone, catalog.AuthAWSIAM,
+	catalog.AuthOAuth2ClientCredentials}
 
 func pickMethod(con *catalog.Connector) *catalog.AuthMethod {
 	for _, typ := range preferredAuth {
@@ -71,6 +75,11 @@ func sampleCredential(con *catalog.Connector, m *catalog.AuthMethod) map[string]
 		c["accessToken"] = "token-" + con.ID
 	case catalog.AuthAWSIAM:
 		c["accessKeyId"], c["secretAccessKey"] = "AKID"+strings.ToUpper(con.ID), "secret-"+con.ID
+	case catalog.AuthOAuth2ClientCredentials:
+		// The test puts the token in the executor's cache (ccTestToken), so
+		// that each tool makes one request; grant_test.go and
+		// greenhouse_test.go run the token request itself.
+		c["clientId"], c["clientSecret"] = "cid-"+con.ID, "cs-"+con.ID
 	}
 	for _, f := range con.ConnectionFields {
 		if !f.UsedBy(m.ID) {
@@ -91,6 +100,10 @@ func sampleCredential(con *catalog.Connector, m *catalog.AuthMethod) map[string]
 	}
 	return c
 }
+
+// ccTestToken is the token a client-credentials account of con holds in
+// the test.
+func ccTestToken(con *catalog.Connector) string { return "cc-token-" + con.ID }
 
 // defs holds the $defs of the schema being sampled.
 type defs map[string]any
@@ -239,11 +252,15 @@ func TestBuiltInTools_EachRunsAgainstAFake(t *testing.T) {
 		}
 		cred := sampleCredential(con, m)
 		raw, _ := json.Marshal(cred)
-		if _, err := e.accounts.Create(context.Background(), e.tenant(), account.CreateRequest{
+		conn, err := e.accounts.Create(context.Background(), e.tenant(), account.CreateRequest{
 			ConnectorID: con.ID, UserID: "u1", Credential: raw, AuthConfigKey: "",
-		}); err != nil {
+		})
+		if err != nil {
 			t.Errorf("%s: connect with %s: %v", con.ID, m.Type, err)
 			continue
+		}
+		if m.Type == catalog.AuthOAuth2ClientCredentials {
+			e.exec.tokens.put(tokenKey(conn), &oauth2.Token{AccessToken: ccTestToken(con), Expiry: time.Now().Add(24 * time.Hour)})
 		}
 		creds[con.ID] = cred
 	}
@@ -476,6 +493,8 @@ func checkAuth(t *testing.T, tool *catalog.Tool, con *catalog.Connector, cred ma
 		ok = find(p, cred["accessToken"].(string))
 	case catalog.AuthAWSIAM:
 		ok = strings.HasPrefix(got.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ")
+	case catalog.AuthOAuth2ClientCredentials:
+		ok = got.Header.Get("Authorization") == "Bearer "+ccTestToken(con)
 	}
 	if !ok {
 		t.Errorf("%s: %s credential not found in the request (headers %v, query %v)", tool.ID, m.Type, got.Header, got.Query)

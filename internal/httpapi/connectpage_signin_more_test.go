@@ -10,8 +10,8 @@ import (
 // moreSignInConnectors are the built-in OAuth connectors whose sign-in
 // hands over no value beyond the token (or only what the user typed):
 // TestConnect_SignInWholeFlow runs their whole flow.
-var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
-	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
+var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "close_crm", "figma", "front", "gitlab", "gmail", "google_docs", "google_drive",
+	"google_meet", "google_sheets", "google_tasks", "help_scout", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
 	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom",
 	// conn-a
 	"attio", "cal_com", "klaviyo", "webflow", "miro"}
@@ -65,6 +65,15 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		token: "/api.clickup.com/api/v2/oauth/token", identity: "/api.clickup.com/api/v2/user",
 		tool: "clickup_list_workspaces", input: `{}`, wantPath: "/api.clickup.com/api/v2/team",
 	}, {
+		// Close: no scope parameter (every app gets all.full_access
+		// offline_access), no PKCE, the client in the form body, refresh.
+		connector: "close_crm", authorize: "/app.close.com/oauth2/authorize/",
+		params: map[string]string{"response_type": "code"}, noParams: []string{"scope", "code_challenge"},
+		token: "/api.close.com/oauth2/token/", identity: "/api.close.com/api/v1/me/",
+		tool: "close_crm_get_lead", input: `{"lead_id":"lead_IIDHIStmFDvyOkw5"}`,
+		wantPath: "/api.close.com/api/v1/lead/lead_IIDHIStmFDvyOkw5/",
+		refresh:  "/api.close.com/oauth2/token/",
+	}, {
 		// Figma: PKCE, the client in a basic header, and a refresh URL of
 		// its own.
 		connector: "figma", authorize: "/www.figma.com/oauth", pkce: true,
@@ -73,6 +82,15 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		token: "/api.figma.com/v1/oauth/token", identity: "/api.figma.com/v1/me",
 		tool: "figma_get_me", input: `{}`, wantPath: "/api.figma.com/v1/me",
 		refresh: "/api.figma.com/v1/oauth/refresh",
+	}, {
+		// Front: no scope parameter (access is set on the app), no PKCE,
+		// the client in a basic header, expiring tokens with refresh.
+		connector: "front", authorize: "/app.frontapp.com/oauth/authorize",
+		params: map[string]string{"response_type": "code"}, noParams: []string{"scope", "code_challenge"},
+		token: "/app.frontapp.com/oauth/token", identity: "/api2.frontapp.com/me",
+		tool: "front_get_conversation", input: `{"conversation_id":"cnv_55c8c149"}`,
+		wantPath: "/api2.frontapp.com/conversations/cnv_55c8c149",
+		refresh:  "/app.frontapp.com/oauth/token",
 	}, {
 		// GitLab.com: the host the account keeps, PKCE, refresh tokens.
 		connector: "gitlab", typed: `{"host":"gitlab.com"}`, authorize: "/gitlab.com/oauth/authorize", pkce: true,
@@ -122,6 +140,15 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		token:  "/oauth2.googleapis.com/token",
 		tool:   "google_tasks_get_task_list", input: `{"tasklist":"l1"}`, wantPath: "/tasks.googleapis.com/tasks/v1/users/@me/lists/l1",
 		refresh: "/oauth2.googleapis.com/token",
+	}, {
+		// Help Scout: no scopes, no PKCE, the client in the body of a form,
+		// expiring tokens with refresh.
+		connector: "help_scout", authorize: "/secure.helpscout.net/authentication/authorizeClientApplication",
+		noParams: []string{"scope", "code_challenge"},
+		token:    "/api.helpscout.net/v2/oauth2/token", identity: "/api.helpscout.net/v2/users/me",
+		tool: "help_scout_get_conversation", input: `{"conversationId":10001}`,
+		wantPath: "/api.helpscout.net/v2/conversations/10001",
+		refresh:  "/api.helpscout.net/v2/oauth2/token",
 	}, {
 		// Intercom: permissions are set on the app, not asked for; the
 		// token comes from the US host, a European workspace is called on

@@ -40,7 +40,9 @@ var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", 
 	"{subdomain}.zendesk.com", "zoom.us", "api.zoom.us",
 	"tasks.googleapis.com", "meet.googleapis.com", "bitbucket.org", "api.bitbucket.org", "vercel.com", "api.vercel.com",
 	// conn-a
-	"app.attio.com", "api.attio.com", "app.cal.com", "api.cal.com", "www.klaviyo.com", "a.klaviyo.com", "webflow.com", "api.webflow.com", "miro.com", "api.miro.com"}
+	"app.attio.com", "api.attio.com", "app.cal.com", "api.cal.com", "www.klaviyo.com", "a.klaviyo.com", "webflow.com", "api.webflow.com", "miro.com", "api.miro.com",
+	"app.frontapp.com", "api2.frontapp.com", "secure.helpscout.net", "api.helpscout.net",
+	"app.close.com", "api.close.com"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by a
@@ -121,6 +123,9 @@ var signInTokens = map[string]tokenSpec{
 	"/a.klaviyo.com/oauth/token":          {who: "klaviyo", code: true, refresh: true},
 	"/api.webflow.com/oauth/access_token": {who: "webflow", body: true, code: true, lasting: true},
 	"/api.miro.com/v1/oauth/token":        {who: "miro", body: true, code: true, refresh: true},
+	"/app.frontapp.com/oauth/token":       {who: "front", code: true, refresh: true},
+	"/api.helpscout.net/v2/oauth2/token":  {who: "help_scout", body: true, code: true, refresh: true},
+	"/api.close.com/oauth2/token/":        {who: "close_crm", body: true, code: true, refresh: true},
 }
 
 // signInFake stands for the providers of signInHosts: token endpoints that
