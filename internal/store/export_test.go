@@ -80,3 +80,6 @@ func (s *Store) SessionCached(id string) bool { _, ok := s.keys.sessions.Get(id)
 
 // EndpointCached reports whether the endpoint is cached.
 func (s *Store) EndpointCached(slug string) bool { _, ok := s.keys.endpoints.Get(slug); return ok }
+
+// TokenCached reports whether the MCP access token with this hash is cached.
+func (s *Store) TokenCached(hash string) bool { _, ok := s.keys.tokens.Get(hash); return ok }

@@ -39,6 +39,8 @@ type keyCache struct {
 	// sessions by id and endpoints by slug (recordcache.go).
 	sessions  *lru.Cache[string, cachedSession]
 	endpoints *lru.Cache[string, Endpoint]
+	// tokens are MCP access tokens by hash (tokencache.go).
+	tokens *lru.Cache[string, OAuthToken]
 }
 
 // cachedKey is a verified key: its project and when it expires (Unix
@@ -60,6 +62,7 @@ func newKeyCache() *keyCache {
 		projects:  lru.New[string, cachedVersions](maxCachedProjects),
 		sessions:  lru.New[string, cachedSession](maxCachedSessions),
 		endpoints: lru.New[string, Endpoint](maxCachedEndpoints),
+		tokens:    lru.New[string, OAuthToken](maxCachedTokens),
 	}
 }
 
@@ -122,6 +125,7 @@ func (c *keyCache) flush() {
 	c.projects.Clear()
 	c.sessions.Clear()
 	c.endpoints.Clear()
+	c.tokens.Clear()
 	c.mu.Unlock()
 }
 

@@ -207,8 +207,28 @@ func (s *Store) CreateOAuthTokens(ctx context.Context, tokens ...OAuthToken) err
 }
 
 // OAuthTokenByHash returns a token by its hash; an unknown one is
-// ErrNotFound. Expiry, use and revocation are the caller's to check.
+// ErrNotFound. Expiry, use and revocation are the caller's to check. A
+// live access token is answered from the cache while the change listener
+// is subscribed (tokencache.go), as API keys are: an MCP request signed in
+// with OAuth reads no row either.
 func (s *Store) OAuthTokenByHash(ctx context.Context, hash string) (OAuthToken, error) {
+	live := s.keys.live.Load()
+	if live {
+		if t, ok := s.keys.tokens.Get(hash); ok {
+			s.stats.hit(statMCPTokens)
+			return t, nil
+		}
+	}
+	s.stats.miss(statMCPTokens)
+	gen := s.keys.gen.Load()
+	t, err := s.readOAuthToken(ctx, hash)
+	if err == nil && live {
+		s.keys.putToken(gen, t)
+	}
+	return t, err
+}
+
+func (s *Store) readOAuthToken(ctx context.Context, hash string) (OAuthToken, error) {
 	var t OAuthToken
 	var used, revoked sql.NullInt64
 	var expires, created int64
@@ -257,9 +277,22 @@ func (s *Store) RotateRefreshToken(ctx context.Context, hash string, next ...OAu
 // RevokeOAuthFamily revokes every token of a family (a grant's, or a
 // session token's).
 func (s *Store) RevokeOAuthFamily(ctx context.Context, familyID string) error {
-	_, err := s.write.ExecContext(ctx, `UPDATE oauth_tokens SET revoked_at = $1 WHERE family_id = $2 AND revoked_at IS NULL`,
+	rows, err := s.write.QueryContext(ctx, `UPDATE oauth_tokens SET revoked_at = $1 WHERE family_id = $2 AND revoked_at IS NULL RETURNING token_hash`,
 		millis(s.now()), familyID)
 	if err != nil {
+		return fmt.Errorf("store: revoke oauth tokens: %w", err)
+	}
+	defer rows.Close()
+	// This process's own cache forgets them at once; other processes hear
+	// of it from the database (migration 0025).
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return fmt.Errorf("store: revoke oauth tokens: %w", err)
+		}
+		s.keys.dropToken(h)
+	}
+	if err := rows.Err(); err != nil {
 		return fmt.Errorf("store: revoke oauth tokens: %w", err)
 	}
 	return nil

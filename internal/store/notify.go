@@ -178,6 +178,8 @@ func (c *keyCache) apply(payload string) {
 		c.dropSession(ref)
 	case kind == "e" && ref != "":
 		c.dropEndpoint(ref)
+	case kind == "o" && ref != "":
+		c.dropToken(ref)
 	case kind == "x":
 		// another process's probe
 	default:

@@ -14,10 +14,11 @@ const (
 	CacheEndpoints    = "endpoints"
 	CacheResolution   = "resolution"
 	CacheToolSwitches = "tool_switches"
+	CacheMCPTokens    = "mcp_tokens"
 )
 
 // cacheNames lists the counted caches in the order of cacheStats.
-var cacheNames = [...]string{CacheAPIKeys, CacheSessions, CacheEndpoints, CacheResolution, CacheToolSwitches}
+var cacheNames = [...]string{CacheAPIKeys, CacheSessions, CacheEndpoints, CacheResolution, CacheToolSwitches, CacheMCPTokens}
 
 // cacheStats counts, per cache, the lookups answered from memory (hits)
 // and those that read the database (misses, including every lookup while
@@ -33,6 +34,7 @@ const (
 	statEndpoints
 	statResolution
 	statToolSwitches
+	statMCPTokens
 )
 
 func (c *cacheStats) hit(i int)  { c.hits[i].Add(1) }
