@@ -12,7 +12,8 @@ import (
 // TestConnect_SignInWholeFlow runs their whole flow.
 var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "figma", "gitlab", "gmail", "google_docs", "google_drive",
 	"google_meet", "google_sheets", "google_tasks", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
-	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom"}
+	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom",
+	"smartsheet"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -281,6 +282,17 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		token: "/zoom.us/oauth/token", identity: "/api.zoom.us/v2/users/me",
 		tool: "zoom_get_meeting", input: `{"meetingId":123}`, wantPath: "/api.zoom.us/v2/meetings/123",
 		refresh: "/zoom.us/oauth/token",
+	}, {
+		// Smartsheet: the region typed (Regions Europe has its own app and
+		// token hosts), scopes, the client in a form body, seven-day tokens.
+		connector: "smartsheet", typed: `{"region":"eu"}`, authorize: "/app.smartsheet.eu/b/authorize",
+		params: map[string]string{"response_type": "code", "scope": "READ_SHEETS WRITE_SHEETS CREATE_SHEETS DELETE_SHEETS " +
+			"SHARE_SHEETS ADMIN_SHEETS ADMIN_WORKSPACES READ_USERS"},
+		token: "/api.smartsheet.eu/2.0/token", identity: "/api.smartsheet.eu/2.0/users/me",
+		stored: map[string]string{"region": "eu"},
+		tool:   "smartsheet_get_row", input: `{"sheetId":4583173393803140,"rowId":6572427401553796}`,
+		wantPath: "/api.smartsheet.eu/2.0/sheets/4583173393803140/rows/6572427401553796",
+		refresh:  "/api.smartsheet.eu/2.0/token",
 	}}
 	if len(cases) != len(moreSignInConnectors) {
 		t.Fatalf("%d cases for %d connectors", len(cases), len(moreSignInConnectors))

@@ -38,7 +38,8 @@ var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", 
 	"{domain}", "identity.pagerduty.com", "sentry.io", "{region}.sentry.io", "{shop}.myshopify.com", "slack.com",
 	"connect.squareup.com", "connect.stripe.com", "api.stripe.com", "todoist.com", "app.todoist.com", "api.todoist.com",
 	"{subdomain}.zendesk.com", "zoom.us", "api.zoom.us",
-	"tasks.googleapis.com", "meet.googleapis.com", "bitbucket.org", "api.bitbucket.org", "vercel.com", "api.vercel.com"}
+	"tasks.googleapis.com", "meet.googleapis.com", "bitbucket.org", "api.bitbucket.org", "vercel.com", "api.vercel.com",
+	"app.smartsheet.{region}", "api.smartsheet.{region}"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by a
@@ -113,6 +114,7 @@ var signInTokens = map[string]tokenSpec{
 	"/bitbucket.org/site/oauth2/access_token":            {who: "bitbucket", code: true, refresh: true},
 	"/api.typeform.eu/oauth/token":                       {who: "typeform", body: true, code: true, refresh: true},
 	"/api.vercel.com/login/oauth/token":                  {who: "vercel", code: true, refresh: true},
+	"/api.smartsheet.eu/2.0/token":                       {who: "smartsheet", body: true, code: true, refresh: true},
 }
 
 // signInFake stands for the providers of signInHosts: token endpoints that
