@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -38,6 +39,10 @@ type validator struct {
 	// their source gives them: compiled and of type object, but without
 	// the built-ins' house rules (closed objects, known keywords).
 	relaxed bool
+	// urlSecrets are the current connector's custom-method fields without
+	// a placement that every auth method has: secrets that only fill a
+	// base URL placeholder (Telegram's bot token in its API path).
+	urlSecrets map[string]bool
 }
 
 func (v *validator) add(field, format string, args ...any) {
@@ -76,6 +81,11 @@ func (v *validator) connector(c *Connector) {
 		v.add("verification", "%q must be verified or unverified", c.Verification)
 	}
 
+	// Reset for each connector: an MCP server's base URL takes none.
+	v.urlSecrets = map[string]bool{}
+	if !c.MCP() {
+		v.urlSecrets = urlSecretFields(c)
+	}
 	fields := map[string]bool{}
 	for i := range c.ConnectionFields {
 		f := &c.ConnectionFields[i]
@@ -108,7 +118,21 @@ func (v *validator) connector(c *Connector) {
 		// An imported internal API may be plain http: the import accepts
 		// it only for a host in a network the operator opened to the
 		// connector (upstream.ImportOptions.PlainHTTPFunc).
-		v.baseURL("api.baseUrl", c.API.BaseURL, fields, v.relaxed && c.Origin == OriginOpenAPI)
+		for name := range v.urlSecrets {
+			if !strings.Contains(c.API.BaseURL, "{"+name+"}") {
+				delete(v.urlSecrets, name)
+			}
+		}
+		baseFields := maps.Clone(fields)
+		for name := range v.urlSecrets {
+			baseFields[name] = true
+		}
+		v.baseURL("api.baseUrl", c.API.BaseURL, baseFields, v.relaxed && c.Origin == OriginOpenAPI)
+		for name := range v.urlSecrets {
+			if c.API.Proxy {
+				v.add("api.proxy", "must be false: the base URL holds the credential field %s, and the proxy's answers name the base URL", name)
+			}
+		}
 		if c.API.Transport != "" {
 			v.add("api.transport", "is only for a project's MCP servers")
 		}
@@ -252,7 +276,7 @@ func (v *validator) authMethod(p string, m *AuthMethod, fields map[string]bool) 
 			}
 			if f.Placement != nil {
 				v.placement(fp+".placement", f.Placement)
-			} else if !fields[f.Name] {
+			} else if !fields[f.Name] && !v.urlSecrets[f.Name] {
 				v.add(fp+".placement", "is required unless the field fills a base URL placeholder")
 			}
 		}
@@ -527,4 +551,32 @@ func validHeaderName(h string) bool {
 		}
 	}
 	return true
+}
+
+// urlSecretFields returns the names of the custom-method fields without a
+// placement that every auth method of c has: a base URL placeholder may
+// name one (a credential the provider wants in its API path), since every
+// account then holds a value for it.
+func urlSecretFields(c *Connector) map[string]bool {
+	out := map[string]bool{}
+	for i, m := range c.AuthMethods {
+		names := map[string]bool{}
+		if m.Type == AuthCustom {
+			for _, f := range m.Fields {
+				if f.Placement == nil && f.Name != "" {
+					names[f.Name] = true
+				}
+			}
+		}
+		if i == 0 {
+			out = names
+			continue
+		}
+		for name := range out {
+			if !names[name] {
+				delete(out, name)
+			}
+		}
+	}
+	return out
 }

@@ -460,6 +460,16 @@ func stringFields(con *catalog.Connector, cred map[string]any) map[string]string
 			out[f.Name] = v
 		}
 	}
+	// A custom field without a placement fills the base URL (Telegram's
+	// bot token in its path): the request must carry it there.
+	if m := pickMethod(con); m != nil && m.Type == catalog.AuthCustom {
+		fields, _ := cred["fields"].(map[string]any)
+		for _, f := range m.Fields {
+			if v, ok := fields[f.Name].(string); ok && f.Placement == nil {
+				out[f.Name] = v
+			}
+		}
+	}
 	return out
 }
 

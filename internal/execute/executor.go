@@ -379,7 +379,7 @@ func (e *Executor) open(ctx context.Context, conn store.Connection, con *catalog
 			return conn, cred, nil, err
 		}
 	}
-	base, err := baseURL(con.ID, tmpl, cred.Connection)
+	base, err := baseURL(con.ID, tmpl, urlFields(m, cred))
 	return conn, cred, base, err
 }
 

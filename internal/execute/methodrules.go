@@ -32,7 +32,7 @@ func checkMethodTool(tool *catalog.Tool, con *catalog.Connector, conn store.Conn
 // Microsoft Graph becomes /users/{userId}/messages for an app-only account,
 // which has no signed-in user.
 func rewritePath(u *url.URL, con *catalog.Connector, m *catalog.AuthMethod, cred account.Credential) error {
-	base, err := baseURL(con.ID, con.BaseURLFor(m.ID), cred.Connection)
+	base, err := baseURL(con.ID, con.BaseURLFor(m.ID), urlFields(m, cred))
 	if err != nil {
 		return err
 	}

@@ -86,6 +86,38 @@ func fieldDefaults(con *catalog.Connector, cred *account.Credential) {
 	}
 }
 
+// urlFields returns the values that fill a base URL template for an
+// account of method m: its connection fields and, for a custom method, the
+// secret fields without a placement, which exist only to fill the base URL
+// (Telegram's bot token in its API path). The secrets are path-escaped so
+// that a value cannot change the URL's host or add segments.
+func urlFields(m *catalog.AuthMethod, cred account.Credential) map[string]string {
+	if m == nil || m.Type != catalog.AuthCustom {
+		return cred.Connection
+	}
+	var out map[string]string
+	for _, f := range m.Fields {
+		if f.Placement != nil {
+			continue
+		}
+		v, ok := cred.Fields[f.Name]
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(cred.Connection)
+			if out == nil {
+				out = map[string]string{}
+			}
+		}
+		out[f.Name] = url.PathEscape(v)
+	}
+	if out == nil {
+		return cred.Connection
+	}
+	return out
+}
+
 // baseURL fills connector conID's base URL template from connection fields.
 func baseURL(conID, tmpl string, fields map[string]string) (*url.URL, error) {
 	raw, missing := fillPlaceholders(tmpl, fields)

@@ -31,7 +31,7 @@ func (e *Executor) VerifyCredential(ctx context.Context, t tenant.Tenant, con *c
 	if m == nil {
 		return account.NotChecked, ""
 	}
-	base, err := baseURL(con.ID, con.BaseURLFor(m.ID), cred.Connection)
+	base, err := baseURL(con.ID, con.BaseURLFor(m.ID), urlFields(m, cred))
 	if err != nil {
 		return account.NotChecked, ""
 	}

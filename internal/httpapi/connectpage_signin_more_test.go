@@ -14,7 +14,8 @@ var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "
 	"google_meet", "google_sheets", "google_tasks", "help_scout", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
 	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom",
 	// conn-a
-	"attio", "cal_com", "klaviyo", "webflow", "miro"}
+	"attio", "cal_com", "klaviyo", "webflow", "miro",
+	"smartsheet"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -357,6 +358,17 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		token: "/api.miro.com/v1/oauth/token", identity: "/api.miro.com/v1/oauth-token",
 		tool: "miro_get_board", input: `{"board_id":"uXjVOfjkmAk="}`, wantPath: "/api.miro.com/v2/boards/uXjVOfjkmAk=",
 		refresh: "/api.miro.com/v1/oauth/token",
+	}, {
+		// Smartsheet: the region typed (Regions Europe has its own app and
+		// token hosts), scopes, the client in a form body, seven-day tokens.
+		connector: "smartsheet", typed: `{"region":"eu"}`, authorize: "/app.smartsheet.eu/b/authorize",
+		params: map[string]string{"response_type": "code", "scope": "READ_SHEETS WRITE_SHEETS CREATE_SHEETS DELETE_SHEETS " +
+			"SHARE_SHEETS ADMIN_SHEETS ADMIN_WORKSPACES READ_USERS"},
+		token: "/api.smartsheet.eu/2.0/token", identity: "/api.smartsheet.eu/2.0/users/me",
+		stored: map[string]string{"region": "eu"},
+		tool:   "smartsheet_get_row", input: `{"sheetId":4583173393803140,"rowId":6572427401553796}`,
+		wantPath: "/api.smartsheet.eu/2.0/sheets/4583173393803140/rows/6572427401553796",
+		refresh:  "/api.smartsheet.eu/2.0/token",
 	}}
 	if len(cases) != len(moreSignInConnectors) {
 		t.Fatalf("%d cases for %d connectors", len(cases), len(moreSignInConnectors))
