@@ -1,0 +1,33 @@
+package httpapi
+
+import "net/http"
+
+// routesDashboard registers the dashboard's pages and its JSON backend
+// (docs/dashboard.md). One line per route; each screen's handlers are in
+// dash_<screen>.go and its template in internal/dashboard/web/<screen>.html.
+func (s *Server) routesDashboard(mux *http.ServeMux) {
+	// Signing in and out, static files.
+	s.route(mux, "GET /dashboard", s.handleDashHome)
+	s.route(mux, "GET /dashboard/{$}", s.handleDashHome)
+	s.route(mux, "GET /dashboard/static/{file}", s.handleDashStatic)
+	s.route(mux, "GET /dashboard/signin", s.handleDashSigninPage)
+	s.route(mux, "POST /dashboard/signin", s.handleDashSignin)
+	s.route(mux, "GET /dashboard/signin/link/{token}", s.handleDashLinkPage)
+	s.route(mux, "POST /dashboard/signin/link/{token}", s.handleDashLink)
+	s.route(mux, "POST /dashboard/signout", s.dashPage(s.handleDashSignout))
+	s.route(mux, "GET /dashboard/switch", s.dashPage(s.handleDashSwitch))
+
+	// Screens.
+	s.route(mux, "GET /dashboard/projects", s.dashPage(s.handleDashProjects))
+	s.route(mux, "POST /dashboard/projects", s.dashPage(s.handleDashProjectCreate))
+	s.route(mux, "POST /dashboard/projects/{project}/rename", s.dashPage(s.handleDashProjectRename))
+	s.route(mux, "GET /dashboard/p/{project}/keys", s.dashPage(s.handleDashKeys))
+	s.route(mux, "POST /dashboard/p/{project}/keys", s.dashPage(s.handleDashKeyCreate))
+	s.route(mux, "POST /dashboard/p/{project}/keys/{id}/revoke", s.dashPage(s.handleDashKeyRevoke))
+
+	// The JSON backend.
+	s.route(mux, "GET /api/dashboard/me", s.dashAPI(s.handleDashAPIMe))
+	s.route(mux, "GET /api/dashboard/projects/{project}/keys", s.dashAPI(s.handleDashAPIKeys))
+	s.route(mux, "POST /api/dashboard/projects/{project}/keys", s.dashAPI(s.handleDashAPIKeyCreate))
+	s.route(mux, "POST /api/dashboard/projects/{project}/keys/{id}/revoke", s.dashAPI(s.handleDashAPIKeyRevoke))
+}
