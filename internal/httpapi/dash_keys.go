@@ -139,4 +139,3 @@ func (s *Server) handleDashKeyRevoke(w http.ResponseWriter, r *http.Request, d *
 	}
 	return s.redirectFlash(w, r, "/dashboard/p/"+d.project.ProjectID+"/keys", "Key "+k.Hint+" revoked: it stops working with its next request.")
 }
-
