@@ -64,6 +64,15 @@ var funcs = template.FuncMap{
 		return fmt.Sprint(t)
 	},
 	"join": strings.Join,
+	// dict makes a map of key, value pairs, to pass several values to a
+	// shared part ({{template "copyfield" dict "ID" … "Label" … "Value" …}}).
+	"dict": func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[fmt.Sprint(kv[i])] = kv[i+1]
+		}
+		return m
+	},
 }
 
 var (
@@ -72,14 +81,15 @@ var (
 )
 
 // page returns the parsed template set of a screen: the layout, the
-// shared parts and web/<name>.html.
+// shared parts (web/parts/*.html, each a {{define}} several screens use)
+// and web/<name>.html.
 func page(name string) (*template.Template, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if t, ok := pages[name]; ok {
 		return t, nil
 	}
-	t, err := template.New("layout.html").Funcs(funcs).ParseFS(Web, "web/layout.html", "web/"+name+".html")
+	t, err := template.New("layout.html").Funcs(funcs).ParseFS(Web, "web/layout.html", "web/parts/*.html", "web/"+name+".html")
 	if err != nil {
 		return nil, err
 	}

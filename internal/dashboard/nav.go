@@ -7,6 +7,7 @@ type NavItem struct{ Screen, Path, Label string }
 // nav lists the project screens in navigation order, one line per screen.
 var nav = []NavItem{
 	{"keys", "keys", "API keys"},
+	{"endpoints", "endpoints", "MCP endpoints"},
 }
 
 // Nav returns the project screens for the layout's navigation.

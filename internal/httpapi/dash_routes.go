@@ -24,6 +24,11 @@ func (s *Server) routesDashboard(mux *http.ServeMux) {
 	s.route(mux, "GET /dashboard/p/{project}/keys", s.dashPage(s.handleDashKeys))
 	s.route(mux, "POST /dashboard/p/{project}/keys", s.dashPage(s.handleDashKeyCreate))
 	s.route(mux, "POST /dashboard/p/{project}/keys/{id}/revoke", s.dashPage(s.handleDashKeyRevoke))
+	s.route(mux, "GET /dashboard/p/{project}/endpoints", s.dashPage(s.handleDashEndpoints))
+	s.route(mux, "POST /dashboard/p/{project}/endpoints", s.dashPage(s.handleDashEndpointCreate))
+	s.route(mux, "GET /dashboard/p/{project}/endpoints/{slug}", s.dashPage(s.handleDashEndpointEdit))
+	s.route(mux, "POST /dashboard/p/{project}/endpoints/{slug}", s.dashPage(s.handleDashEndpointUpdate))
+	s.route(mux, "POST /dashboard/p/{project}/endpoints/{slug}/delete", s.dashPage(s.handleDashEndpointDelete))
 
 	// The JSON backend.
 	s.route(mux, "GET /api/dashboard/me", s.dashAPI(s.handleDashAPIMe))

@@ -66,6 +66,8 @@ type Options struct {
 	BaseURL   string
 	WebURL    string
 	AssetsURL string
+	// MCPURL is {mcp_url}, shown with a project's endpoints (the dashboard).
+	MCPURL string
 	// MaxBodyBytes bounds a request body; 0 means 1 MiB.
 	MaxBodyBytes int64
 	// BodyReadTimeout bounds how long a request body may take to arrive,
@@ -100,6 +102,7 @@ type Server struct {
 	baseURL   string
 	webURL    string
 	assetsURL string
+	mcpURL    string
 	maxBody   int64
 	// bodyReadTimeout is Options.BodyReadTimeout.
 	bodyReadTimeout time.Duration
@@ -115,7 +118,7 @@ func New(o Options) *Server {
 		store: o.Store, log: o.Logger, catalog: o.Catalog, catalogs: o.Catalogs, accounts: o.Accounts, executor: o.Executor,
 		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page,
 		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, policies: o.Policies, quotas: o.Quotas, redact: o.Redact, operators: o.Operators, logos: o.Logos,
-		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
+		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL, mcpURL: o.MCPURL,
 		maxBody: o.MaxBodyBytes, bodyReadTimeout: o.BodyReadTimeout,
 		metrics: o.Metrics, tracer: o.Tracer, unmatched: o.Metrics.Route(telemetry.Unmatched),
 	}

@@ -18,6 +18,7 @@ func operatorTests() map[string]func(*testing.T, Opener) {
 		"SigninLinks_UsedOnceUntilExpiry":          testSigninLinks,
 		"SigninFailures_CountedPerSubjectInWindow": testSigninFailures,
 		"APIKeys_LastUsedFromTheExecutionLog":      testAPIKeysLastUsed,
+		"Endpoints_RenameSlug":                     testEndpointRename,
 	}
 }
 
@@ -278,5 +279,36 @@ func testAPIKeysLastUsed(t *testing.T, open Opener) {
 	}
 	if _, ok := last[unused.ID]; ok {
 		t.Fatal("a key never used has a last use")
+	}
+}
+
+func testEndpointRename(t *testing.T, open Opener) {
+	clock := NewClock()
+	s := open(t, clock.Now)
+	ctx := context.Background()
+	p, _ := s.CreateProject(ctx, "p")
+	other, _ := s.CreateProject(ctx, "other")
+	if _, err := s.CreateEndpoint(ctx, store.Endpoint{ProjectID: p.ID, Slug: "support", Mode: "tools", Spec: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = s.CreateEndpoint(ctx, store.Endpoint{ProjectID: other.ID, Slug: "taken", Mode: "tools", Spec: []byte(`{}`)})
+	if _, err := s.EndpointBySlug(ctx, "support"); err != nil { // cached now
+		t.Fatal(err)
+	}
+	if err := s.RenameEndpoint(ctx, other.ID, "support", "x-support"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("rename from another project: %v", err)
+	}
+	if err := s.RenameEndpoint(ctx, p.ID, "support", "taken"); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("rename to a taken slug: %v", err)
+	}
+	clock.Advance(time.Minute)
+	if err := s.RenameEndpoint(ctx, p.ID, "support", "help-desk"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.EndpointBySlug(ctx, "support"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the old slug still answers: %v", err)
+	}
+	if e, err := s.EndpointBySlug(ctx, "help-desk"); err != nil || e.ProjectID != p.ID || !e.UpdatedAt.Equal(clock.Now()) {
+		t.Fatalf("new slug: %+v %v", e, err)
 	}
 }
