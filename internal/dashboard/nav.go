@@ -8,6 +8,7 @@ type NavItem struct{ Screen, Path, Label string }
 var nav = []NavItem{
 	{"keys", "keys", "API keys"},
 	{"endpoints", "endpoints", "MCP endpoints"},
+	{"catalog", "catalog", "Catalog"},
 }
 
 // Nav returns the project screens for the layout's navigation.

@@ -29,6 +29,9 @@ func (s *Server) routesDashboard(mux *http.ServeMux) {
 	s.route(mux, "GET /dashboard/p/{project}/endpoints/{slug}", s.dashPage(s.handleDashEndpointEdit))
 	s.route(mux, "POST /dashboard/p/{project}/endpoints/{slug}", s.dashPage(s.handleDashEndpointUpdate))
 	s.route(mux, "POST /dashboard/p/{project}/endpoints/{slug}/delete", s.dashPage(s.handleDashEndpointDelete))
+	s.route(mux, "GET /dashboard/p/{project}/catalog", s.dashPage(s.handleDashCatalog))
+	s.route(mux, "GET /dashboard/p/{project}/catalog/{connector}", s.dashPage(s.handleDashConnector))
+	s.route(mux, "POST /dashboard/p/{project}/catalog/{connector}/tools", s.dashPage(s.handleDashToolSwitch))
 
 	// The JSON backend.
 	s.route(mux, "GET /api/dashboard/me", s.dashAPI(s.handleDashAPIMe))
