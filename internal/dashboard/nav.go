@@ -9,6 +9,7 @@ var nav = []NavItem{
 	{"keys", "keys", "API keys"},
 	{"endpoints", "endpoints", "MCP endpoints"},
 	{"catalog", "catalog", "Catalog"},
+	{"authconfigs", "authconfigs", "OAuth clients"},
 }
 
 // Nav returns the project screens for the layout's navigation.

@@ -32,6 +32,9 @@ func (s *Server) routesDashboard(mux *http.ServeMux) {
 	s.route(mux, "GET /dashboard/p/{project}/catalog", s.dashPage(s.handleDashCatalog))
 	s.route(mux, "GET /dashboard/p/{project}/catalog/{connector}", s.dashPage(s.handleDashConnector))
 	s.route(mux, "POST /dashboard/p/{project}/catalog/{connector}/tools", s.dashPage(s.handleDashToolSwitch))
+	s.route(mux, "GET /dashboard/p/{project}/authconfigs", s.dashPage(s.handleDashAuthConfigs))
+	s.route(mux, "POST /dashboard/p/{project}/authconfigs", s.dashPage(s.handleDashAuthConfigCreate))
+	s.route(mux, "POST /dashboard/p/{project}/authconfigs/{id}/delete", s.dashPage(s.handleDashAuthConfigDelete))
 
 	// The JSON backend.
 	s.route(mux, "GET /api/dashboard/me", s.dashAPI(s.handleDashAPIMe))
