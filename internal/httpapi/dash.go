@@ -76,22 +76,26 @@ func (s *Server) dashToken(r *http.Request) string {
 }
 
 // setDashCookie sets (or, with an empty token, clears) the session cookie.
-func (s *Server) setDashCookie(w http.ResponseWriter, token string, expires time.Time) {
+// It lives as long as a session (Max-Age, so the browser's clock does not
+// matter); the server's stored expiry is what counts.
+func (s *Server) setDashCookie(w http.ResponseWriter, token string) {
 	c := &http.Cookie{Name: s.dashCookie(), Value: token, Path: "/", HttpOnly: true, Secure: s.dashSecure(),
-		SameSite: http.SameSiteLaxMode}
+		SameSite: http.SameSiteLaxMode, MaxAge: int(s.operators.SessionTTL / time.Second)}
 	if token == "" {
 		c.MaxAge = -1
-	} else {
-		c.Expires = expires
 	}
 	http.SetCookie(w, c)
 }
 
-// dashHeaders are the headers of every dashboard answer.
+// dashHeaders are the headers of every dashboard answer. The referrer
+// policy is same-origin, not no-referrer: under no-referrer a browser
+// sends "Origin: null" with a form post, which the origin check refuses;
+// under same-origin the page's address (which may hold a sign-in link
+// token) goes to this server only.
 func dashHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", dashCSP)
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cache-Control", "no-store")
 }

@@ -191,7 +191,7 @@ func TestDashboard_SigninFormsAndLink(t *testing.T) {
 	l := newDashClient(t, f.h)
 	path := "/dashboard/signin/link/" + token
 	page := l.do("GET", path, nil)
-	if page.status != 200 || !strings.Contains(string(page.body), "ops@example.com") || page.header.Get("Referrer-Policy") != "no-referrer" {
+	if page.status != 200 || !strings.Contains(string(page.body), "ops@example.com") || page.header.Get("Referrer-Policy") != "same-origin" {
 		t.Fatalf("link page: %d %v", page.status, page.header)
 	}
 	tok := l.csrf(path)

@@ -65,14 +65,15 @@ type clientConfig struct{ Name, ID, Text string }
 
 func (s *Server) endpointView(e store.Endpoint) endpointView {
 	v := endpointView{Form: endpointFormFrom(e)}
+	// {mcp_url}/:slug/:userId, and the same under {base_url}/v1/mcp.
 	mcp := s.mcpURL
 	if mcp == "" {
 		mcp = s.baseURL + "/v1/mcp"
 	}
 	perUser := mcp + "/" + e.Slug + "/<userId>"
-	v.URLs = []endpointURL{
-		{"For one user, on the MCP host", "url-user-" + e.Slug, perUser},
-		{"For one user, under the REST API", "url-v1-" + e.Slug, s.baseURL + "/v1/mcp/" + e.Slug + "/<userId>"},
+	v.URLs = []endpointURL{{"For one user, on the MCP host", "url-user-" + e.Slug, perUser}}
+	if v1 := s.baseURL + "/v1/mcp/" + e.Slug + "/<userId>"; v1 != perUser {
+		v.URLs = append(v.URLs, endpointURL{"For one user, under the REST API", "url-v1-" + e.Slug, v1})
 	}
 	if !e.RequireUser {
 		v.URLs = append(v.URLs, endpointURL{"For the default user (no user in the path)", "url-default-" + e.Slug, mcp + "/" + e.Slug})
@@ -80,8 +81,12 @@ func (s *Server) endpointView(e store.Endpoint) endpointView {
 	auth := map[string]string{"Authorization": "Bearer <API key>"}
 	name := "switchboard-" + e.Slug
 	indent := func(x any) string {
-		b, _ := json.MarshalIndent(x, "", "  ")
-		return string(b)
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // the template escapes; <API key> stays readable
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(x)
+		return strings.TrimSpace(b.String())
 	}
 	v.Clients = []clientConfig{
 		{"Cursor (.cursor/mcp.json)", "cfg-cursor-" + e.Slug, indent(map[string]any{"mcpServers": map[string]any{name: map[string]any{"url": perUser, "headers": auth}}})},

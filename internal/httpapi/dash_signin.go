@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/dashboard"
@@ -107,7 +106,7 @@ func (s *Server) handleDashSignin(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	s.setDashCookie(w, token, s.operators.SessionExpiry())
+	s.setDashCookie(w, token)
 	http.Redirect(w, r, data.Next, http.StatusSeeOther)
 	return nil
 }
@@ -157,7 +156,7 @@ func (s *Server) handleDashLink(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.setDashCookie(w, sess, s.operators.SessionExpiry())
+	s.setDashCookie(w, sess)
 	http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
 	return nil
 }
@@ -167,7 +166,7 @@ func (s *Server) handleDashSignout(w http.ResponseWriter, r *http.Request, d *da
 	if err := s.operators.SignOut(r.Context(), s.dashToken(r)); err != nil {
 		return err
 	}
-	s.setDashCookie(w, "", time.Time{})
+	s.setDashCookie(w, "")
 	return s.redirectFlash(w, r, "/dashboard/signin", "You are signed out.")
 }
 

@@ -247,9 +247,6 @@ func (s *Service) startSession(ctx context.Context, operatorID, oldToken string)
 	return token, nil
 }
 
-// SessionExpiry is when a session started now ends (for the cookie).
-func (s *Service) SessionExpiry() time.Time { return s.now().Add(s.SessionTTL) }
-
 // Session is a signed-in operator.
 type Session struct {
 	OperatorID, Email string

@@ -6,7 +6,17 @@ document.addEventListener("click", function (ev) {
   var field = document.getElementById(b.getAttribute("data-copy"));
   if (!field) return;
   var text = field.value !== undefined ? field.value : field.textContent;
-  var done = function () { b.textContent = "Copied"; setTimeout(function () { b.textContent = "Copy"; }, 2000); };
+  // The label changes with the text, so the accessible name stays the
+  // visible one.
+  var label = b.getAttribute("aria-label");
+  var done = function () {
+    b.textContent = "Copied";
+    if (label) b.setAttribute("aria-label", "Copied");
+    setTimeout(function () {
+      b.textContent = "Copy";
+      if (label) b.setAttribute("aria-label", label);
+    }, 2000);
+  };
   if (navigator.clipboard && navigator.clipboard.writeText) {
     navigator.clipboard.writeText(text).then(done, function () { field.select && field.select(); });
   } else if (field.select) {
