@@ -10,6 +10,7 @@ var nav = []NavItem{
 	{"endpoints", "endpoints", "MCP endpoints"},
 	{"catalog", "catalog", "Catalog"},
 	{"authconfigs", "authconfigs", "OAuth clients"},
+	{"operators", "operators", "Operators"},
 }
 
 // Nav returns the project screens for the layout's navigation.

@@ -103,6 +103,9 @@ type connectorData struct {
 	Connector connectorCard
 	Docs      string
 	Methods   []string
+	// OAuth is whether the connector has an OAuth method (an OAuth client
+	// can be set up for it).
+	OAuth bool
 	Tools     []toolRow
 }
 
@@ -118,6 +121,7 @@ func (s *Server) handleDashConnector(w http.ResponseWriter, r *http.Request, d *
 	data := connectorData{Connector: card(c, off), Docs: c.Docs}
 	for _, m := range c.AuthMethods {
 		data.Methods = append(data.Methods, m.Type)
+		data.OAuth = data.OAuth || m.Type == catalog.AuthOAuth2 || m.Type == catalog.AuthOAuth2ClientCredentials
 	}
 	for _, t := range c.Tools {
 		schema, _ := json.MarshalIndent(t.InputSchema, "", "  ")

@@ -33,6 +33,12 @@ func TestDashboardCatalog_BrowseSearchAndSwitchTools(t *testing.T) {
 	if con.status != 200 || !strings.Contains(body, "beta_delete_invoice") || !strings.Contains(body, "effect: destructive") || !strings.Contains(body, "Input schema") {
 		t.Fatalf("connector page: %d %s", con.status, body)
 	}
+	if strings.Contains(body, "Set up an OAuth client") {
+		t.Fatal("an OAuth client is offered for a connector without OAuth")
+	}
+	if r := c.do("GET", base+"/alpha", nil); !strings.Contains(string(r.body), "authconfigs?connector=alpha") {
+		t.Fatalf("no OAuth client link for alpha: %s", r.body)
+	}
 	if r := c.do("GET", base+"/nope", nil); r.status != 404 {
 		t.Fatalf("unknown connector: %d", r.status)
 	}

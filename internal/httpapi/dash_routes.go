@@ -35,6 +35,10 @@ func (s *Server) routesDashboard(mux *http.ServeMux) {
 	s.route(mux, "GET /dashboard/p/{project}/authconfigs", s.dashPage(s.handleDashAuthConfigs))
 	s.route(mux, "POST /dashboard/p/{project}/authconfigs", s.dashPage(s.handleDashAuthConfigCreate))
 	s.route(mux, "POST /dashboard/p/{project}/authconfigs/{id}/delete", s.dashPage(s.handleDashAuthConfigDelete))
+	s.route(mux, "GET /dashboard/p/{project}/operators", s.dashPage(s.handleDashOperators))
+	s.route(mux, "POST /dashboard/p/{project}/operators", s.dashPage(s.handleDashOperatorAdd))
+	s.route(mux, "POST /dashboard/p/{project}/operators/{id}/role", s.dashPage(s.handleDashOperatorRole))
+	s.route(mux, "POST /dashboard/p/{project}/operators/{id}/remove", s.dashPage(s.handleDashOperatorRemove))
 
 	// The JSON backend.
 	s.route(mux, "GET /api/dashboard/me", s.dashAPI(s.handleDashAPIMe))

@@ -136,7 +136,14 @@ try {
   out.oauthSecretShown = html.includes("alpha-client-secret");
   await check(page, "oauth-clients");
 
-  // Rename the project, then switch to it with the switcher.
+  // An operator invited by email gets a one-time sign-in link.
+  await page.getByRole("link", { name: "Operators" }).click();
+  await page.getByLabel("Email").fill("teammate@example.com");
+  await page.getByRole("button", { name: "Add operator" }).click();
+  out.inviteLink = await page.locator("#signin-link").inputValue();
+  await check(page, "operators");
+
+  // Rename the project.
   await page.getByRole("link", { name: "Projects" }).click();
   await page.getByLabel("New name").first().fill("Acme Inc");
   await page.getByRole("button", { name: "Rename" }).first().click();
