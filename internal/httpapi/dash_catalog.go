@@ -106,7 +106,7 @@ type connectorData struct {
 	// OAuth is whether the connector has an OAuth method (an OAuth client
 	// can be set up for it).
 	OAuth bool
-	Tools     []toolRow
+	Tools []toolRow
 }
 
 func (s *Server) handleDashConnector(w http.ResponseWriter, r *http.Request, d *dashReq) error {
