@@ -239,3 +239,13 @@ func TestDashboard_StaticFilesAndHeaders(t *testing.T) {
 		t.Fatalf("/dashboard signed out: %d %q", r.status, r.header.Get("Location"))
 	}
 }
+
+func TestDashboard_SigninPageWhenSignedInGoesOn(t *testing.T) {
+	f := setup(t)
+	dashOperator(t, f, "ops@example.com", store.RoleOwner)
+	c := newDashClient(t, f.h)
+	c.signIn("ops@example.com", dashPassword)
+	if r := c.do("GET", "/dashboard/signin?next=/dashboard/projects", nil); r.status != 303 || r.header.Get("Location") != "/dashboard/projects" {
+		t.Fatalf("sign-in page when signed in: %d %q", r.status, r.header.Get("Location"))
+	}
+}

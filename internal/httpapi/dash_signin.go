@@ -84,6 +84,10 @@ func (s *Server) checkPre(r *http.Request) error {
 
 func (s *Server) handleDashSigninPage(w http.ResponseWriter, r *http.Request) error {
 	dashHeaders(w)
+	if _, err := s.operators.Session(r.Context(), s.dashToken(r)); err == nil {
+		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther) // signed in already
+		return nil
+	}
 	v := dashboard.View{Title: "Sign in", CSRF: s.preToken(w, r), Flash: s.takeFlash(w, r),
 		Data: signinData{Next: safeNext(r.URL.Query().Get("next"))}}
 	return s.render(w, 0, "signin", v)

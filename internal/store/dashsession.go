@@ -67,11 +67,18 @@ func (s *Store) DeleteDashboardSession(ctx context.Context, tokenHash string) er
 }
 
 // CreateSigninLink stores a one-time sign-in link of an operator by the
-// SHA-256 of its token, valid until expires.
+// SHA-256 of its token, valid until expires, removing expired links.
 func (s *Store) CreateSigninLink(ctx context.Context, tokenHash, operatorID string, expires time.Time) error {
-	_, err := s.write.ExecContext(ctx,
-		`INSERT INTO operator_signin_links (token_hash, operator_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
-		tokenHash, operatorID, millis(s.now()), millis(expires))
+	now := millis(s.now())
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM operator_signin_links WHERE expires_at <= $1`, now); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx,
+			`INSERT INTO operator_signin_links (token_hash, operator_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+			tokenHash, operatorID, now, millis(expires))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store: create sign-in link: %w", err)
 	}
