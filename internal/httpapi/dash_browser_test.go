@@ -3,12 +3,14 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/switchboard-gw/switchboard/internal/store"
@@ -34,10 +36,16 @@ func TestDashboard_HeadlessChromium(t *testing.T) {
 		}
 		t.Skip("node, tests/browser's npm packages or /usr/bin/chromium are missing (CI installs them)")
 	}
-	srv := httptest.NewServer(nil)
+	// The server's URL is needed to build the fixture: the handler is set
+	// after it starts, through an atomic value (a plain field write would
+	// race with the server's goroutines).
+	var handler atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		handler.Load().(http.Handler).ServeHTTP(w, r)
+	}))
 	defer srv.Close()
 	f := setupBase(t, sqliteDB, testCatalogFS, nil, srv.URL, srv.URL)
-	srv.Config.Handler = f.h
+	handler.Store(f.h)
 	op := dashOperator(t, f, "ops@example.com", "") // in no project yet
 
 	cmd := exec.Command(node, "dashboard.mjs")

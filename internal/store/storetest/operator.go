@@ -115,7 +115,7 @@ func testOperatorRoles(t *testing.T, open Opener) {
 		t.Fatalf("unknown project: %v", err)
 	}
 	got, err := s.OperatorProjects(ctx, o.ID)
-	want := []store.OperatorProject{{p.ID, "first", store.RoleOwner}, {q.ID, "second", store.RoleMember}}
+	want := []store.OperatorProject{{ProjectID: p.ID, ProjectName: "first", Role: store.RoleOwner}, {ProjectID: q.ID, ProjectName: "second", Role: store.RoleMember}}
 	if err != nil || len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("projects of o: %+v %v", got, err)
 	}
