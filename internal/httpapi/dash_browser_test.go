@@ -54,7 +54,7 @@ func TestDashboard_HeadlessChromium(t *testing.T) {
 		"SB_SHOTS="+os.Getenv("SWITCHBOARD_BROWSER_SHOTS"))
 	out, err := cmd.Output()
 	var seen struct {
-		Axe                                              map[string][]string
+		Axe, Overflow                                    map[string][]string
 		CSP                                              []string
 		SigninURL, WrongPassword, EmptyProjects          string
 		ProjectURL, KeysFlash, KeysEmpty, Key, Clipboard string
@@ -105,6 +105,9 @@ func TestDashboard_HeadlessChromium(t *testing.T) {
 		if !c.ok {
 			t.Errorf("%s; the browser saw: %s", c.what, out)
 		}
+	}
+	for screen, v := range seen.Overflow {
+		t.Errorf("at phone width, %s sticks out sideways on %s", v, screen)
 	}
 	for screen, v := range seen.Axe {
 		if len(v) > 0 {

@@ -28,7 +28,9 @@ const text = async (loc) => ((await loc.textContent()) || "").replace(/\s+/g, " 
 
 // check runs axe-core on the page (evaluated through the debugging
 // protocol, which the page's CSP does not govern) and keeps the serious
-// and critical violations; then saves the page at desktop and phone widths.
+// and critical violations, at desktop and phone widths, checks that the
+// page does not scroll sideways on a phone, and with SB_SHOTS saves it at
+// both widths.
 const check = async (page, name) => {
   await page.evaluate(axeSource);
   const found = await page.evaluate(async () => {
@@ -37,19 +39,20 @@ const check = async (page, name) => {
       .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
   });
   out.axe[name] = found;
-  if (shots) {
-    await page.setViewportSize(desktop);
-    await page.screenshot({ path: `${shots}/dashboard-${name}-desktop.png`, fullPage: true });
-    await page.setViewportSize(phone);
-    // Axe at phone width too: contrast and overlap can differ.
-    const small = await page.evaluate(async () => {
-      const r = await window.axe.run(document, { resultTypes: ["violations"] });
-      return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id);
-    });
-    if (small.length) out.axe[name + "@phone"] = small;
-    await page.screenshot({ path: `${shots}/dashboard-${name}-phone.png`, fullPage: true });
-    await page.setViewportSize(desktop);
-  }
+  if (shots) await page.screenshot({ path: `${shots}/dashboard-${name}-desktop.png`, fullPage: true });
+  await page.setViewportSize(phone);
+  // Axe at phone width too: contrast and overlap can differ.
+  const small = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id);
+  });
+  if (small.length) out.axe[name + "@phone"] = small;
+  // The page may not scroll sideways at phone width (wide tables and the
+  // navigation scroll inside their own boxes).
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  if (wide > 0) (out.overflow ||= {})[name] = [`${wide}px too wide`];
+  if (shots) await page.screenshot({ path: `${shots}/dashboard-${name}-phone.png`, fullPage: true });
+  await page.setViewportSize(desktop);
 };
 
 try {
