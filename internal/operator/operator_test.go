@@ -154,8 +154,10 @@ func TestLink_SetsPasswordOnce(t *testing.T) {
 	s, _, clock := newService(t)
 	ctx := context.Background()
 	o, _ := s.Create(ctx, "a@example.com", "")
-	if _, err := s.SignIn(ctx, "a@example.com", "", "10.0.0.1", ""); !errors.Is(err, operator.ErrSignIn) {
-		t.Fatalf("an operator without a password signs in: %v", err)
+	for _, pw := range []string{"", "switchboard-no-such-operator"} { // the second is the dummy hash's
+		if _, err := s.SignIn(ctx, "a@example.com", pw, "10.0.0.1", ""); !errors.Is(err, operator.ErrSignIn) {
+			t.Fatalf("an operator without a password signs in with %q: %v", pw, err)
+		}
 	}
 	tok, err := s.CreateLink(ctx, o.ID)
 	if err != nil {

@@ -33,6 +33,35 @@ type Service struct {
 	// within the window (counted in the database, so across replicas).
 	Window                       time.Duration
 	MaxPerAccount, MaxPerAddress int
+	// hashing bounds the password hashes computed at once (each takes
+	// Params.Memory), so a burst of sign-ins cannot exhaust memory.
+	hashing chan struct{}
+}
+
+// MaxConcurrentHashes is how many password hashes a process computes at
+// once; more sign-ins wait their turn.
+const MaxConcurrentHashes = 4
+
+// verify checks a password against a hash within the concurrency bound.
+func (s *Service) verify(ctx context.Context, encoded, password string) (bool, error) {
+	select {
+	case s.hashing <- struct{}{}:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	defer func() { <-s.hashing }()
+	return VerifyPassword(encoded, password), nil
+}
+
+// hash hashes a password within the concurrency bound.
+func (s *Service) hash(ctx context.Context, password string) (string, error) {
+	select {
+	case s.hashing <- struct{}{}:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	defer func() { <-s.hashing }()
+	return HashPassword(password, s.params)
 }
 
 // Options configure a Service.
@@ -49,7 +78,7 @@ type Options struct {
 func NewService(o Options) *Service {
 	s := &Service{store: o.Store, now: o.Now, params: o.Params,
 		SessionTTL: 12 * time.Hour, LinkTTL: 24 * time.Hour,
-		Window: 15 * time.Minute, MaxPerAccount: 10, MaxPerAddress: 50}
+		Window: 15 * time.Minute, MaxPerAccount: 10, MaxPerAddress: 50, hashing: make(chan struct{}, MaxConcurrentHashes)}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -96,7 +125,7 @@ func (s *Service) Create(ctx context.Context, email, password string) (store.Ope
 		if err := CheckPassword(password); err != nil {
 			return store.Operator{}, err
 		}
-		if hash, err = HashPassword(password, s.params); err != nil {
+		if hash, err = s.hash(ctx, password); err != nil {
 			return store.Operator{}, err
 		}
 	}
@@ -112,7 +141,7 @@ func (s *Service) SetPassword(ctx context.Context, operatorID, password string) 
 	if err := CheckPassword(password); err != nil {
 		return err
 	}
-	hash, err := HashPassword(password, s.params)
+	hash, err := s.hash(ctx, password)
 	if err != nil {
 		return err
 	}
@@ -187,8 +216,8 @@ func (s *Service) UseLink(ctx context.Context, token, password, oldToken string)
 	return s.startSession(ctx, opID, oldToken)
 }
 
-// dummyHash is verified against when the account is unknown, so that an
-// unknown email takes as long as a wrong password.
+// dummyHash is verified against when the account is unknown or has no
+// password, so that those take as long as a wrong password.
 var dummyHash, _ = HashPassword("switchboard-no-such-operator", DefaultParams)
 
 // ErrSignIn is the one answer to a wrong email or password.
@@ -215,12 +244,21 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, oldToken st
 		}
 	}
 	o, err := s.store.OperatorByEmail(ctx, e)
-	if errors.Is(err, store.ErrNotFound) {
-		VerifyPassword(dummyHash, password)
-	} else if err != nil {
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return "", err
 	}
-	if o.ID == "" || !VerifyPassword(o.PasswordHash, password) {
+	// An unknown email, or an operator without a password yet, is checked
+	// against a dummy hash (so it takes as long) and fails whatever matched.
+	real := err == nil && o.PasswordHash != ""
+	encoded := o.PasswordHash
+	if !real {
+		encoded = dummyHash
+	}
+	ok, err := s.verify(ctx, encoded, password)
+	if err != nil {
+		return "", err
+	}
+	if !real || !ok {
 		if err := s.store.RecordSigninFailure(ctx, since, acct, ip); err != nil {
 			return "", err
 		}
