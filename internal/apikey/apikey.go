@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
 )
 
 // Prefix starts every key.
@@ -54,4 +55,19 @@ func WellFormed(s string) bool {
 		}
 	}
 	return true
+}
+
+// MaxNameLen is the longest key name.
+const MaxNameLen = 128
+
+// CheckNew checks the name and lifetime of a key to be created (the CLI's
+// admin key create and the dashboard share it); lifetime 0 is no expiry.
+func CheckNew(name string, lifetime time.Duration) error {
+	if len(name) > MaxNameLen {
+		return fmt.Errorf("a key name is at most %d characters", MaxNameLen)
+	}
+	if lifetime < 0 {
+		return fmt.Errorf("a key's lifetime must be a positive duration such as 720h")
+	}
+	return nil
 }

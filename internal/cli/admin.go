@@ -209,11 +209,8 @@ func (p *Program) adminKeyCreate(ctx context.Context, args []string) error {
 	if *projectID == "" {
 		return usagef("--project is required: the id of the project the key belongs to")
 	}
-	if *expires < 0 {
-		return usagef("--expires must be a positive duration such as 720h")
-	}
-	if len(*name) > 128 {
-		return usagef("--name is at most 128 characters")
+	if err := apikey.CheckNew(*name, *expires); err != nil {
+		return usagef("%s", err.Error())
 	}
 	st, err := a.open(ctx)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/account"
+	"github.com/switchboard-gw/switchboard/internal/apierr"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
@@ -81,26 +82,10 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 	if err != nil {
 		return err
 	}
-	con, ok := tn.Catalog.Connector(*connectorID)
-	if !ok {
+	if _, ok := tn.Catalog.Connector(*connectorID); !ok {
 		return fmt.Errorf("project %s has no connector %q; 'switchboard admin connectors list --project %s' lists its own and 'switchboard catalog export' the built-in ones",
 			*projectID, *connectorID, *projectID)
 	}
-	var method *catalog.AuthMethod
-	for i := range con.AuthMethods {
-		m := &con.AuthMethods[i]
-		if m.Type == *typ && (*methodID == "" || m.ID == *methodID) {
-			method = m
-			break
-		}
-	}
-	if method == nil {
-		return fmt.Errorf("%s has no auth method of type %s", con.ID, *typ)
-	}
-	if len(hosts) > 0 && (method.OAuth2 == nil || !catalog.Templated(method.OAuth2.AuthorizeURL) && !catalog.Templated(method.OAuth2.TokenURL)) {
-		return usagef("--hosts is only for a connector whose OAuth URLs take a user-typed host; %s's %s URLs are fixed", con.ID, method.ID)
-	}
-	needsClient := method.Type == catalog.AuthOAuth2
 	if *clientSecret == "-" {
 		line, err := bufio.NewReader(stdin).ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -108,31 +93,22 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 		}
 		*clientSecret = strings.TrimSpace(line)
 	}
-	if needsClient && (*clientID == "" || *clientSecret == "") {
-		return usagef("an oauth2 auth config needs --client-id and --client-secret")
-	}
 	// Without --scopes the config stores none: each sign-in then asks for
 	// what the project's switched-on tools need (account.RequestedScopes),
 	// so a tool switch changes the next sign-in's request.
 	scopeList := strings.Fields(strings.ReplaceAll(*scopes, ",", " "))
-	if *key == "" {
-		*key = con.ID + "_" + method.ID
-	}
 	ring, err := loadKeyring(ctx, a.cfg, st, p.stderrLogger())
 	if err != nil {
 		return err
 	}
-	svc := account.NewService(st, ring)
-	ac := store.AuthConfig{ID: store.NewID(), ProjectID: *projectID, ConnectorID: con.ID, Key: *key, AuthMethodID: method.ID,
-		AuthType: method.Type, ClientID: *clientID, Scopes: scopeList, Hosts: hosts}
-	if *clientSecret != "" {
-		if ac.ClientSecret, err = svc.SealClientSecret(ac.ID, *clientSecret); err != nil {
-			return err
-		}
+	// The rules are the account package's, shared with the dashboard.
+	ac, err := account.NewService(st, ring).CreateAuthConfig(ctx, tn, account.AuthConfigRequest{ConnectorID: *connectorID, Type: *typ,
+		MethodID: *methodID, ClientID: *clientID, ClientSecret: *clientSecret, Scopes: scopeList, Key: *key, Hosts: hosts})
+	if e, ok := apierr.As(err); ok && e.Code == apierr.ValidationError {
+		return usagef("%s", e.Message)
 	}
-	ac, err = st.CreateAuthConfig(ctx, ac)
-	if errors.Is(err, store.ErrConflict) {
-		return fmt.Errorf("the project already has an auth config keyed %q; choose another with --key", *key)
+	if e, ok := apierr.As(err); ok {
+		return errors.New(e.Message)
 	}
 	if err != nil {
 		return err
@@ -140,7 +116,7 @@ func (p *Program) adminAuthConfigCreate(ctx context.Context, args []string, stdi
 	if *a.asJSON {
 		return printJSON(p.Stdout, viewAuthConfig(ac))
 	}
-	fmt.Fprintf(p.Stdout, "created auth config %s (%s) for %s\n", ac.Key, ac.ID, con.ID)
+	fmt.Fprintf(p.Stdout, "created auth config %s (%s) for %s\n", ac.Key, ac.ID, ac.ConnectorID)
 	return nil
 }
 

@@ -119,6 +119,13 @@ var adminGroups = []adminGroup{
 		{"", "--project ID [--user U] [--connector C] [--tool T] [--outcome O] [--since T] [--until T] [--limit 50] [--json]",
 			"print a project's tool calls, newest first", (*Program).adminLogs},
 	}},
+	{name: "operator", summary: "dashboard operators: who signs in, and their role in each project", commands: []adminVerb{
+		{"create", "EMAIL [--project ID --role owner|member] [--link]", "create an operator (password on stdin, or a one-time sign-in link)", operatorVerb("create")},
+		{"link", "EMAIL", "print a one-time sign-in link (to set a forgotten password)", operatorVerb("link")},
+		{"list", "[--json]", "list operators and their projects", operatorVerb("list")},
+		{"role", "EMAIL --project ID --role owner|member|none", "set or remove an operator's role in a project", operatorVerb("role")},
+		{"remove", "EMAIL", "remove an operator; their sessions end", operatorVerb("remove")},
+	}},
 	{name: "rekey", summary: "reseal every stored secret under the primary key", commands: []adminVerb{
 		{"", "[--batch 200] [--json]", "reseal, then list the key ids no longer needed", (*Program).adminRekey},
 	}},

@@ -34,6 +34,9 @@ func (p *Program) serve(ctx context.Context, args []string) error {
 	if err := p.bootstrap(ctx, a.Store); err != nil {
 		return err
 	}
+	if err := p.operatorHint(ctx, a.Store, cfg.WebURL); err != nil {
+		return err
+	}
 	return a.Run(ctx)
 }
 
@@ -50,5 +53,25 @@ func (p *Program) bootstrap(ctx context.Context, st *store.Store) error {
 	}
 	fmt.Fprintf(p.Stdout, "Created project %q (%s) with its first API key:\n\n    %s\n\nThis key will not be shown again: store it now. Make more with 'switchboard admin key create --project %s'.\n",
 		proj.Name, proj.ID, key, proj.ID)
+	return nil
+}
+
+// operatorHint says, while no dashboard operator exists, how to create one
+// and where to sign in.
+func (p *Program) operatorHint(ctx context.Context, st *store.Store, webURL string) error {
+	n, err := st.CountOperators(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	projects, err := st.ListProjects(ctx)
+	if err != nil {
+		return err
+	}
+	project := "PROJECT_ID"
+	if len(projects) > 0 {
+		project = projects[0].ID
+	}
+	fmt.Fprintf(p.Stdout, "\nNo dashboard operator yet. Create one (it prints a one-time sign-in link):\n\n    switchboard admin operator create you@example.com --project %s --role owner --link\n\nthen open the link, choose a password, and sign in at %s/dashboard from then on.\n",
+		project, webURL)
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/mcpauth"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
+	"github.com/switchboard-gw/switchboard/internal/operator"
 	"github.com/switchboard-gw/switchboard/internal/policy"
 	"github.com/switchboard-gw/switchboard/internal/quota"
 	"github.com/switchboard-gw/switchboard/internal/redact"
@@ -58,6 +59,9 @@ type Options struct {
 	// Quotas and Redact keep the projects' quotas and redaction rules.
 	Quotas *quota.Service
 	Redact *redact.Service
+	// Operators signs operators in to the dashboard; nil makes one on
+	// Store with the default settings.
+	Operators *operator.Service
 	// Logos holds logos/<connector id>.svg.
 	Logos fs.FS
 	// BaseURL, WebURL and AssetsURL are the public addresses of {base_url},
@@ -65,7 +69,8 @@ type Options struct {
 	BaseURL   string
 	WebURL    string
 	AssetsURL string
-	// MCPURL is {mcp_url}, for the protected-resource metadata.
+	// MCPURL is {mcp_url}: the protected-resource metadata and the
+	// endpoints' URLs the dashboard shows.
 	MCPURL string
 	// MaxBodyBytes bounds a request body; 0 means 1 MiB.
 	MaxBodyBytes int64
@@ -97,6 +102,7 @@ type Server struct {
 	policies  *policy.Service
 	quotas    *quota.Service
 	redact    *redact.Service
+	operators *operator.Service
 	logos     fs.FS
 	baseURL   string
 	webURL    string
@@ -116,7 +122,7 @@ func New(o Options) *Server {
 	s := &Server{
 		store: o.Store, log: o.Logger, catalog: o.Catalog, catalogs: o.Catalogs, accounts: o.Accounts, executor: o.Executor,
 		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page, mcpAuth: o.MCPAuth, mcpURL: o.MCPURL,
-		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, policies: o.Policies, quotas: o.Quotas, redact: o.Redact, logos: o.Logos,
+		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, policies: o.Policies, quotas: o.Quotas, redact: o.Redact, operators: o.Operators, logos: o.Logos,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
 		maxBody: o.MaxBodyBytes, bodyReadTimeout: o.BodyReadTimeout,
 		metrics: o.Metrics, tracer: o.Tracer, unmatched: o.Metrics.Route(telemetry.Unmatched),
@@ -129,6 +135,9 @@ func New(o Options) *Server {
 	}
 	if s.assetsURL == "" {
 		s.assetsURL = s.baseURL + "/assets"
+	}
+	if s.operators == nil {
+		s.operators = operator.NewService(operator.Options{Store: o.Store})
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -203,6 +212,7 @@ func (s *Server) Handler() http.Handler {
 	if s.mcpAuth != nil {
 		s.routesOAuth(root)
 	}
+	s.routesDashboard(root)
 	root.Handle("/v1/", s.requireAPIKey(v1))
 	root.Handle("/v1", s.requireAPIKey(v1))
 	root.Handle("/", s.fallback(root, "/"))

@@ -153,3 +153,17 @@ func (s *Store) DeleteEndpoint(ctx context.Context, slug string) error {
 	s.keys.dropEndpoint(slug)
 	return affectedOne(res, err, "delete endpoint")
 }
+
+// RenameEndpoint changes the slug of a project's endpoint; a slug taken
+// (in any project) is ErrConflict, an endpoint not found in the project
+// ErrNotFound. Callers with the old slug get 404 from then on.
+func (s *Store) RenameEndpoint(ctx context.Context, projectID, oldSlug, newSlug string) error {
+	res, err := s.write.ExecContext(ctx,
+		`UPDATE endpoints SET slug = $1, updated_at = $2 WHERE slug = $3 AND project_id = $4`,
+		newSlug, millis(s.now()), oldSlug, projectID)
+	s.keys.dropEndpoint(oldSlug)
+	if isUniqueViolation(err) {
+		return ErrConflict
+	}
+	return affectedOne(res, err, "rename endpoint")
+}

@@ -1,0 +1,17 @@
+package dashboard
+
+// NavItem is one project screen in the navigation: its name (View.Screen),
+// the path under /dashboard/p/<project>/ and the link text.
+type NavItem struct{ Screen, Path, Label string }
+
+// nav lists the project screens in navigation order, one line per screen.
+var nav = []NavItem{
+	{"keys", "keys", "API keys"},
+	{"endpoints", "endpoints", "MCP endpoints"},
+	{"catalog", "catalog", "Catalog"},
+	{"authconfigs", "authconfigs", "OAuth clients"},
+	{"operators", "operators", "Operators"},
+}
+
+// Nav returns the project screens for the layout's navigation.
+func (View) Nav() []NavItem { return nav }
