@@ -69,14 +69,6 @@ func newOAuthFake(t *testing.T) *oauthFake {
 				return
 			}
 			_, _ = io.WriteString(w, `{"user":{"login":"octo"}}`)
-		case "/zeta/agents/current":
-			// Zeta's basic accounts (agents) have an identity call of
-			// their own.
-			if u, pw, ok := r.BasicAuth(); !ok || u != "ann" || pw != "agent-pass" {
-				w.WriteHeader(401)
-				return
-			}
-			_, _ = io.WriteString(w, `{"agent":{"name":"Ann the agent"}}`)
 		case "/zeta/me":
 			// Two keys stand for a refused key and a provider that is down
 			// (TestConnections_KeyCheckedWhenStored); any other key works.
@@ -176,10 +168,6 @@ category: productivity
 api: {baseUrl: "%[1]s/zeta"}
 authMethods:
   - {id: api_key, type: api_key, name: API key, apiKey: {in: header, name: X-Zeta-Key}}
-  - id: basic
-    type: basic
-    name: Agent sign-in
-    identity: {method: GET, path: /agents/current, label: agent.name}
 identity: {method: GET, path: /me, label: login}
 tools:
   - id: zeta_get_me

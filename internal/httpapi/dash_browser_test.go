@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -88,7 +89,8 @@ func TestDashboard_HeadlessChromium(t *testing.T) {
 		{"the key is shown once", keyRe.MatchString(seen.Key) && seen.KeyRows == 1 && !seen.KeyShownAgain},
 		{"the copy button copies the key", seen.Clipboard == seen.Key},
 		{"no endpoints: the empty state says what to do", strings.Contains(seen.EndpointsEmpty, "Create one below")},
-		{"the endpoint's URL", len(seen.EndpointURLs) == 1 && seen.EndpointURLs[0] == srv.URL+"/v1/mcp/support/<userId>"},
+		{"the endpoint's URLs, on the API host and on the MCP host", len(seen.EndpointURLs) == 2 &&
+			slices.Contains(seen.EndpointURLs, srv.URL+"/v1/mcp/support/<userId>") && slices.Contains(seen.EndpointURLs, "http://mcp.sb.test/support/<userId>")},
 		{"the client configuration", strings.Contains(seen.CursorConfig, `"mcpServers"`) && strings.Contains(seen.CursorConfig, "Bearer <API key>")},
 		{"search finds the connector by its tools", strings.Join(seen.SearchResults, ",") == "Beta Books"},
 		{"a tool switched off", seen.ToolOff && strings.Contains(seen.ToolFlash, "beta_delete_invoice")},
