@@ -7,6 +7,9 @@ type NavItem struct{ Screen, Path, Label string }
 // nav lists the project screens in navigation order, one line per screen.
 var nav = []NavItem{
 	{"keys", "keys", "API keys"},
+	{"logs", "logs", "Execution log"},
+	{"approvals", "approvals", "Approvals"},
+	{"webhooks", "webhooks", "Webhooks"},
 }
 
 // Nav returns the project screens for the layout's navigation.

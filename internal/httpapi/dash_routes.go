@@ -25,6 +25,22 @@ func (s *Server) routesDashboard(mux *http.ServeMux) {
 	s.route(mux, "POST /dashboard/p/{project}/keys", s.dashPage(s.handleDashKeyCreate))
 	s.route(mux, "POST /dashboard/p/{project}/keys/{id}/revoke", s.dashPage(s.handleDashKeyRevoke))
 
+	// Part 2 (operations): execution log, approvals and policies, webhooks.
+	s.route(mux, "GET /dashboard/p/{project}/logs", s.dashPage(s.handleDashLogs))
+	s.route(mux, "GET /dashboard/p/{project}/logs/{id}", s.dashPage(s.handleDashLog))
+	s.route(mux, "GET /dashboard/p/{project}/approvals", s.dashPage(s.handleDashApprovals))
+	s.route(mux, "POST /dashboard/p/{project}/approvals/{id}/approve", s.dashPage(s.handleDashApprovalApprove))
+	s.route(mux, "POST /dashboard/p/{project}/approvals/{id}/deny", s.dashPage(s.handleDashApprovalDeny))
+	s.route(mux, "POST /dashboard/p/{project}/policies", s.dashPage(s.handleDashPolicyCreate))
+	s.route(mux, "POST /dashboard/p/{project}/policies/default", s.dashPage(s.handleDashPolicyDefault))
+	s.route(mux, "POST /dashboard/p/{project}/policies/{id}/delete", s.dashPage(s.handleDashPolicyDelete))
+	s.route(mux, "GET /dashboard/p/{project}/webhooks", s.dashPage(s.handleDashWebhooks))
+	s.route(mux, "POST /dashboard/p/{project}/webhooks", s.dashPage(s.handleDashWebhookCreate))
+	s.route(mux, "GET /dashboard/p/{project}/webhooks/{id}", s.dashPage(s.handleDashWebhook))
+	s.route(mux, "POST /dashboard/p/{project}/webhooks/{id}/delete", s.dashPage(s.handleDashWebhookDelete))
+	s.route(mux, "POST /dashboard/p/{project}/webhooks/{id}/test", s.dashPage(s.handleDashWebhookTest))
+	s.route(mux, "POST /dashboard/p/{project}/webhooks/{id}/deliveries/{delivery}/retry", s.dashPage(s.handleDashDeliveryRetry))
+
 	// The JSON backend.
 	s.route(mux, "GET /api/dashboard/me", s.dashAPI(s.handleDashAPIMe))
 	s.route(mux, "GET /api/dashboard/projects/{project}/keys", s.dashAPI(s.handleDashAPIKeys))
