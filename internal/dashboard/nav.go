@@ -10,6 +10,7 @@ var nav = []NavItem{
 	{"logs", "logs", "Execution log"},
 	{"approvals", "approvals", "Approvals"},
 	{"webhooks", "webhooks", "Webhooks"},
+	{"users", "users", "End users"},
 }
 
 // Nav returns the project screens for the layout's navigation.

@@ -25,7 +25,8 @@ func (s *Server) routesDashboard(mux *http.ServeMux) {
 	s.route(mux, "POST /dashboard/p/{project}/keys", s.dashPage(s.handleDashKeyCreate))
 	s.route(mux, "POST /dashboard/p/{project}/keys/{id}/revoke", s.dashPage(s.handleDashKeyRevoke))
 
-	// Part 2 (operations): execution log, approvals and policies, webhooks.
+	// Part 2 (operations): execution log, approvals and policies, webhooks,
+	// end users, Connect, triggers, sessions.
 	s.route(mux, "GET /dashboard/p/{project}/logs", s.dashPage(s.handleDashLogs))
 	s.route(mux, "GET /dashboard/p/{project}/logs/{id}", s.dashPage(s.handleDashLog))
 	s.route(mux, "GET /dashboard/p/{project}/approvals", s.dashPage(s.handleDashApprovals))
@@ -40,6 +41,11 @@ func (s *Server) routesDashboard(mux *http.ServeMux) {
 	s.route(mux, "POST /dashboard/p/{project}/webhooks/{id}/delete", s.dashPage(s.handleDashWebhookDelete))
 	s.route(mux, "POST /dashboard/p/{project}/webhooks/{id}/test", s.dashPage(s.handleDashWebhookTest))
 	s.route(mux, "POST /dashboard/p/{project}/webhooks/{id}/deliveries/{delivery}/retry", s.dashPage(s.handleDashDeliveryRetry))
+	s.route(mux, "GET /dashboard/p/{project}/users", s.dashPage(s.handleDashUsers))
+	s.route(mux, "POST /dashboard/p/{project}/users/accounts/{id}/rename", s.dashPage(s.handleDashAccountRename))
+	s.route(mux, "POST /dashboard/p/{project}/users/accounts/{id}/default", s.dashPage(s.handleDashAccountDefault))
+	s.route(mux, "POST /dashboard/p/{project}/users/accounts/{id}/delete", s.dashPage(s.handleDashAccountDelete))
+	s.route(mux, "POST /dashboard/p/{project}/users/accounts/{id}/allow", s.dashPage(s.handleDashGlobalAllow))
 
 	// The JSON backend.
 	s.route(mux, "GET /api/dashboard/me", s.dashAPI(s.handleDashAPIMe))
