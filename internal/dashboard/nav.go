@@ -11,6 +11,7 @@ var nav = []NavItem{
 	{"approvals", "approvals", "Approvals"},
 	{"webhooks", "webhooks", "Webhooks"},
 	{"users", "users", "End users"},
+	{"connect", "connect", "Connect"},
 }
 
 // Nav returns the project screens for the layout's navigation.

@@ -46,6 +46,9 @@ func (s *Server) routesDashboard(mux *http.ServeMux) {
 	s.route(mux, "POST /dashboard/p/{project}/users/accounts/{id}/default", s.dashPage(s.handleDashAccountDefault))
 	s.route(mux, "POST /dashboard/p/{project}/users/accounts/{id}/delete", s.dashPage(s.handleDashAccountDelete))
 	s.route(mux, "POST /dashboard/p/{project}/users/accounts/{id}/allow", s.dashPage(s.handleDashGlobalAllow))
+	s.route(mux, "GET /dashboard/p/{project}/connect", s.dashPage(s.handleDashConnect))
+	s.route(mux, "POST /dashboard/p/{project}/connect/links", s.dashPage(s.handleDashConnectLink))
+	s.route(mux, "POST /dashboard/p/{project}/connect/settings", s.dashPage(s.handleDashConnectSettings))
 
 	// The JSON backend.
 	s.route(mux, "GET /api/dashboard/me", s.dashAPI(s.handleDashAPIMe))
