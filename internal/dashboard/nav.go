@@ -12,6 +12,8 @@ var nav = []NavItem{
 	{"webhooks", "webhooks", "Webhooks"},
 	{"users", "users", "End users"},
 	{"connect", "connect", "Connect"},
+	{"triggers", "triggers", "Triggers"},
+	{"sessions", "sessions", "Sessions"},
 }
 
 // Nav returns the project screens for the layout's navigation.

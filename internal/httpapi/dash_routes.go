@@ -49,6 +49,9 @@ func (s *Server) routesDashboard(mux *http.ServeMux) {
 	s.route(mux, "GET /dashboard/p/{project}/connect", s.dashPage(s.handleDashConnect))
 	s.route(mux, "POST /dashboard/p/{project}/connect/links", s.dashPage(s.handleDashConnectLink))
 	s.route(mux, "POST /dashboard/p/{project}/connect/settings", s.dashPage(s.handleDashConnectSettings))
+	s.route(mux, "GET /dashboard/p/{project}/triggers", s.dashPage(s.handleDashTriggers))
+	s.route(mux, "POST /dashboard/p/{project}/triggers/{id}/delete", s.dashPage(s.handleDashTriggerDelete))
+	s.route(mux, "GET /dashboard/p/{project}/sessions", s.dashPage(s.handleDashSessions))
 
 	// The JSON backend.
 	s.route(mux, "GET /api/dashboard/me", s.dashAPI(s.handleDashAPIMe))
