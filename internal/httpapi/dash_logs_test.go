@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"html"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -85,5 +86,30 @@ func TestDashboard_Logs(t *testing.T) {
 	}
 	if r := c.do("GET", logs+"/rec_foreign", nil); r.status != 404 {
 		t.Fatalf("another project's record: %d %s", r.status, r.body)
+	}
+}
+
+// A browser posting a form under Referrer-Policy no-referrer sends
+// "Origin: null"; it passes only with Sec-Fetch-Site same-origin.
+func TestDashboard_NullOriginOnlyWhenSameOrigin(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	dashOperator(t, f, "owner@example.com", store.RoleOwner)
+	c := newDashClient(t, f.h)
+	c.signIn("owner@example.com", dashPassword)
+	page := "/dashboard/p/" + f.project.ID + "/approvals"
+	tok := c.csrf(page)
+	form := url.Values{"csrf": {tok}, "decision": {"ask"}}
+	if r := c.do("POST", "/dashboard/p/"+f.project.ID+"/policies/default", form, "Origin", "null"); r.status != 403 {
+		t.Fatalf("null origin alone: %d", r.status)
+	}
+	if r := c.do("POST", "/dashboard/p/"+f.project.ID+"/policies/default", form, "Origin", "null", "Sec-Fetch-Site", "cross-site"); r.status != 403 {
+		t.Fatalf("null origin, cross-site: %d", r.status)
+	}
+	if r := c.do("POST", "/dashboard/p/"+f.project.ID+"/policies/default", form, "Origin", "null", "Sec-Fetch-Site", "same-origin"); r.status != 303 {
+		t.Fatalf("null origin, same-origin: %d %s", r.status, r.body)
+	}
+	if r := c.do("POST", "/dashboard/p/"+f.project.ID+"/policies/default", url.Values{"decision": {"ask"}}, "Origin", "null", "Sec-Fetch-Site", "same-origin"); r.status != 403 {
+		t.Fatalf("null origin without the token: %d", r.status)
 	}
 }
