@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -51,7 +50,12 @@ func (p *Program) adminOpenAPIImport(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	con, rep, err := upstream.ImportOpenAPI(ctx, data, upstream.ImportOptions{ID: *id, Name: *name, Description: *description,
+	st, err := a.openProject(ctx, *projectID)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	imp, err := upstream.ImportIntoProject(ctx, st, *projectID, pos[0], data, upstream.ImportOptions{ID: *id, Name: *name, Description: *description,
 		Category: *category, BaseURL: *baseURL,
 		// Plain http only to an internal API the operator opened to this
 		// connector; the check resolves the host now, and the dialer
@@ -60,27 +64,7 @@ func (p *Program) adminOpenAPIImport(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s was not imported: %w", pos[0], err)
 	}
-	st, err := a.openProject(ctx, *projectID)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	old, err := st.GetProjectConnector(ctx, *projectID, con.ID)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	if err == nil && old.Origin != catalog.OriginOpenAPI {
-		return fmt.Errorf("the project's connector %q is an MCP server or an extension; choose another --id", con.ID)
-	}
-	def, err := json.Marshal(con)
-	if err != nil {
-		return err
-	}
-	changes := diffTools(old.Definition, def)
-	if err := st.PutProjectConnector(ctx, store.ProjectConnector{ProjectID: *projectID, ConnectorID: con.ID, Origin: catalog.OriginOpenAPI,
-		Source: pos[0], Definition: def}); err != nil {
-		return err
-	}
+	con, rep, changes := imp.Connector, imp.Report, imp.Changes
 	if *a.asJSON {
 		out := map[string]any{"id": con.ID, "tools": rep.Tools, "skipped": rep.Skipped, "changes": changes}
 		if rep.PlainHTTP {
@@ -124,39 +108,7 @@ func readDocument(ctx context.Context, src string, scope *netguard.Scope) ([]byt
 }
 
 // diffTools compares two connector definitions' tools by id.
-func diffTools(oldDef, newDef []byte) map[string][]string {
-	index := func(def []byte) map[string]json.RawMessage {
-		var c struct {
-			Tools []json.RawMessage `json:"tools"`
-		}
-		_ = json.Unmarshal(def, &c)
-		out := map[string]json.RawMessage{}
-		for _, t := range c.Tools {
-			var id struct{ ID string }
-			_ = json.Unmarshal(t, &id)
-			out[id.ID] = t
-		}
-		return out
-	}
-	before, after := index(oldDef), index(newDef)
-	changes := map[string][]string{"added": {}, "changed": {}, "removed": {}}
-	for id, t := range after {
-		if old, ok := before[id]; !ok {
-			changes["added"] = append(changes["added"], id)
-		} else if !upstream.SameJSON(old, t) {
-			changes["changed"] = append(changes["changed"], id)
-		}
-	}
-	for id := range before {
-		if _, ok := after[id]; !ok {
-			changes["removed"] = append(changes["removed"], id)
-		}
-	}
-	for _, v := range changes {
-		sort.Strings(v)
-	}
-	return changes
-}
+func diffTools(oldDef, newDef []byte) map[string][]string { return upstream.DiffTools(oldDef, newDef) }
 
 // adminConnectors lists or removes a project's own connectors.
 func (p *Program) adminConnectors(ctx context.Context, verb string, args []string) error {

@@ -14,6 +14,7 @@ var nav = []NavItem{
 	{"connect", "connect", "Connect"},
 	{"triggers", "triggers", "Triggers"},
 	{"sessions", "sessions", "Sessions"},
+	{"connectors", "connectors", "Own connectors"},
 }
 
 // Nav returns the project screens for the layout's navigation.

@@ -98,6 +98,7 @@ func TestDashboardOps_HeadlessChromium(t *testing.T) {
 		{"the empty users screen says what to do", strings.Contains(str("empty_users"), "Search for a user")},
 		{"the empty triggers say what to do", strings.Contains(str("empty_triggers"), "No triggers")},
 		{"the empty approvals say what to do", strings.Contains(str("empty_approvals"), "Nothing waits for a decision")},
+		{"the empty own connectors say what to do", strings.Contains(str("empty_connectors"), "No own connectors")},
 		{"the key is shown once", seen.KeyShown},
 		{"the link is shown", seen.LinkShown},
 		{"the account is connected through the link", strings.Contains(seen.Connected, "Delta Tasks is connected")},

@@ -26,7 +26,7 @@ func (s *Server) routesDashboard(mux *http.ServeMux) {
 	s.route(mux, "POST /dashboard/p/{project}/keys/{id}/revoke", s.dashPage(s.handleDashKeyRevoke))
 
 	// Part 2 (operations): execution log, approvals and policies, webhooks,
-	// end users, Connect, triggers, sessions.
+	// end users, Connect, triggers, sessions, own connectors.
 	s.route(mux, "GET /dashboard/p/{project}/logs", s.dashPage(s.handleDashLogs))
 	s.route(mux, "GET /dashboard/p/{project}/logs/{id}", s.dashPage(s.handleDashLog))
 	s.route(mux, "GET /dashboard/p/{project}/approvals", s.dashPage(s.handleDashApprovals))
@@ -52,6 +52,9 @@ func (s *Server) routesDashboard(mux *http.ServeMux) {
 	s.route(mux, "GET /dashboard/p/{project}/triggers", s.dashPage(s.handleDashTriggers))
 	s.route(mux, "POST /dashboard/p/{project}/triggers/{id}/delete", s.dashPage(s.handleDashTriggerDelete))
 	s.route(mux, "GET /dashboard/p/{project}/sessions", s.dashPage(s.handleDashSessions))
+	s.route(mux, "GET /dashboard/p/{project}/connectors", s.dashPage(s.handleDashConnectors))
+	s.route(mux, "POST /dashboard/p/{project}/connectors/openapi", s.dashPage(s.handleDashOpenAPIImport))
+	s.route(mux, "POST /dashboard/p/{project}/connectors/{id}/remove", s.dashPage(s.handleDashConnectorRemove))
 
 	// The JSON backend.
 	s.route(mux, "GET /api/dashboard/me", s.dashAPI(s.handleDashAPIMe))

@@ -74,7 +74,7 @@ try {
   await page.waitForURL(/\/dashboard\/p\//);
 
   // Empty states first.
-  for (const screen of ["logs", "approvals", "webhooks", "users", "connect", "triggers", "sessions"]) {
+  for (const screen of ["logs", "approvals", "webhooks", "users", "connect", "triggers", "sessions", "connectors"]) {
     await page.goto(`${p}/${screen}`);
     out[`empty_${screen}`] = await text(page.locator("main"));
     await check(page, `${screen}-empty`);

@@ -1,0 +1,85 @@
+package httpapi
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/store"
+	"github.com/switchboard-gw/switchboard/internal/upstream"
+)
+
+// The own connectors screen: the project's imported OpenAPI documents, MCP
+// servers and extensions (as `admin connectors list`), an OpenAPI import
+// by upload with its added/changed/removed report (upstream.ImportIntoProject,
+// as `admin openapi import`), and remove. Members and owners alike.
+
+// maxDocument bounds an uploaded OpenAPI document (the request body limit
+// applies first).
+const maxDocument = 20 << 20
+
+type connectorsData struct {
+	Connectors []store.ProjectConnector
+	Imported   *upstream.ProjectImport
+	// Form is what was submitted, shown again with a problem.
+	Form struct{ ID, Name, BaseURL string }
+}
+
+func (s *Server) renderConnectors(w http.ResponseWriter, r *http.Request, d *dashReq, status int, data connectorsData, problem string) error {
+	list, err := s.store.ListProjectConnectors(r.Context(), d.project.ProjectID)
+	if err != nil {
+		return err
+	}
+	data.Connectors = list
+	v := d.view("connectors", "Own connectors", data)
+	v.Flash, v.Error = s.takeFlash(w, r), problem
+	return s.render(w, status, "connectors", v)
+}
+
+func (s *Server) handleDashConnectors(w http.ResponseWriter, r *http.Request, d *dashReq) error {
+	return s.renderConnectors(w, r, d, 0, connectorsData{}, "")
+}
+
+// handleDashOpenAPIImport imports an uploaded document (multipart field
+// document) and shows the report in its answer.
+func (s *Server) handleDashOpenAPIImport(w http.ResponseWriter, r *http.Request, d *dashReq) error {
+	var data connectorsData
+	if err := r.ParseMultipartForm(1 << 20); err != nil {
+		return s.renderConnectors(w, r, d, http.StatusUnprocessableEntity, data, "the upload did not arrive whole; the dashboard takes documents up to the request body limit (1 MiB by default)")
+	}
+	data.Form.ID, data.Form.Name = strings.TrimSpace(r.FormValue("id")), strings.TrimSpace(r.FormValue("name"))
+	data.Form.BaseURL = strings.TrimSpace(r.FormValue("baseUrl"))
+	file, hdr, err := r.FormFile("document")
+	if err != nil {
+		return s.renderConnectors(w, r, d, http.StatusUnprocessableEntity, data, "choose an OpenAPI document (JSON or YAML) to upload")
+	}
+	doc, err := io.ReadAll(io.LimitReader(file, maxDocument))
+	file.Close()
+	if err != nil {
+		return err
+	}
+	imp, err := upstream.ImportIntoProject(r.Context(), s.store, d.project.ProjectID, "upload: "+path.Base(hdr.Filename), doc,
+		upstream.ImportOptions{ID: data.Form.ID, Name: data.Form.Name, BaseURL: data.Form.BaseURL})
+	if ie, ok := errors.AsType[*upstream.ImportError](err); ok {
+		return s.renderConnectors(w, r, d, http.StatusUnprocessableEntity, data, path.Base(hdr.Filename)+" was not imported: "+ie.Error())
+	}
+	if err != nil {
+		return err
+	}
+	return s.renderConnectors(w, r, d, http.StatusOK, connectorsData{Imported: &imp}, "")
+}
+
+func (s *Server) handleDashConnectorRemove(w http.ResponseWriter, r *http.Request, d *dashReq) error {
+	id := r.PathValue("id")
+	err := s.store.DeleteProjectConnector(r.Context(), d.project.ProjectID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return apierr.New(apierr.NotFound, "the project has no connector %q", id)
+	}
+	if err != nil {
+		return err
+	}
+	return s.redirectFlash(w, r, "/dashboard/p/"+d.project.ProjectID+"/connectors", "Connector "+id+" removed; its tools are gone from the project's catalog.")
+}
