@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -90,21 +88,7 @@ func readDocument(ctx context.Context, src string, scope *netguard.Scope) ([]byt
 	if !strings.HasPrefix(src, "https://") && !strings.HasPrefix(src, "http://") {
 		return os.ReadFile(src)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := scope.Client().Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", src, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fetch %s: HTTP %d", src, resp.StatusCode)
-	}
-	return io.ReadAll(io.LimitReader(resp.Body, 20<<20))
+	return upstream.FetchDocument(ctx, src, scope)
 }
 
 // diffTools compares two connector definitions' tools by id.

@@ -1,20 +1,23 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 
 	"github.com/switchboard-gw/switchboard/internal/apierr"
+	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/upstream"
 )
 
 // The own connectors screen: the project's imported OpenAPI documents, MCP
 // servers and extensions (as `admin connectors list`), an OpenAPI import
-// by upload with its added/changed/removed report (upstream.ImportIntoProject,
+// by upload or URL with its added/changed/removed report (upstream.ImportIntoProject,
 // as `admin openapi import`), and remove. Members and owners alike.
 
 // maxDocument bounds an uploaded OpenAPI document (the request body limit
@@ -25,7 +28,7 @@ type connectorsData struct {
 	Connectors []store.ProjectConnector
 	Imported   *upstream.ProjectImport
 	// Form is what was submitted, shown again with a problem.
-	Form struct{ ID, Name, BaseURL string }
+	Form struct{ ID, Name, BaseURL, URL string }
 }
 
 func (s *Server) renderConnectors(w http.ResponseWriter, r *http.Request, d *dashReq, status int, data connectorsData, problem string) error {
@@ -52,19 +55,40 @@ func (s *Server) handleDashOpenAPIImport(w http.ResponseWriter, r *http.Request,
 	}
 	data.Form.ID, data.Form.Name = strings.TrimSpace(r.FormValue("id")), strings.TrimSpace(r.FormValue("name"))
 	data.Form.BaseURL = strings.TrimSpace(r.FormValue("baseUrl"))
-	file, hdr, err := r.FormFile("document")
-	if err != nil {
-		return s.renderConnectors(w, r, d, http.StatusUnprocessableEntity, data, "choose an OpenAPI document (JSON or YAML) to upload")
+	data.Form.URL = strings.TrimSpace(r.FormValue("url"))
+	opts := upstream.ImportOptions{ID: data.Form.ID, Name: data.Form.Name, BaseURL: data.Form.BaseURL}
+	var doc []byte
+	var source, shown string
+	if file, hdr, err := r.FormFile("document"); err == nil {
+		doc, err = io.ReadAll(io.LimitReader(file, maxDocument))
+		file.Close()
+		if err != nil {
+			return err
+		}
+		shown = path.Base(hdr.Filename)
+		source = "upload: " + shown
+	} else if data.Form.URL != "" && s.guard != nil {
+		u, perr := url.Parse(data.Form.URL)
+		if perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return s.renderConnectors(w, r, d, http.StatusUnprocessableEntity, data, "the document's URL must be an absolute http(s) URL")
+		}
+		if !catalog.ValidID(data.Form.ID) {
+			return s.renderConnectors(w, r, d, http.StatusUnprocessableEntity, data, "the connector ID must be lowercase letters and digits joined by underscores")
+		}
+		// Fetched, and its plain-http base URL accepted, only in the
+		// connector's outbound scope, as `admin openapi import URL`.
+		scope := s.guard.Connector(data.Form.ID)
+		if doc, err = upstream.FetchDocument(r.Context(), data.Form.URL, scope); err != nil {
+			return s.renderConnectors(w, r, d, http.StatusUnprocessableEntity, data, "the document could not be fetched: "+err.Error())
+		}
+		opts.PlainHTTPFunc = func(ctx context.Context, host string) error { return scope.OpenedHost(ctx, host, nil) }
+		source, shown = data.Form.URL, data.Form.URL
+	} else {
+		return s.renderConnectors(w, r, d, http.StatusUnprocessableEntity, data, "choose an OpenAPI document (JSON or YAML) to upload, or give its URL")
 	}
-	doc, err := io.ReadAll(io.LimitReader(file, maxDocument))
-	file.Close()
-	if err != nil {
-		return err
-	}
-	imp, err := upstream.ImportIntoProject(r.Context(), s.store, d.project.ProjectID, "upload: "+path.Base(hdr.Filename), doc,
-		upstream.ImportOptions{ID: data.Form.ID, Name: data.Form.Name, BaseURL: data.Form.BaseURL})
+	imp, err := upstream.ImportIntoProject(r.Context(), s.store, d.project.ProjectID, source, doc, opts)
 	if ie, ok := errors.AsType[*upstream.ImportError](err); ok {
-		return s.renderConnectors(w, r, d, http.StatusUnprocessableEntity, data, path.Base(hdr.Filename)+" was not imported: "+ie.Error())
+		return s.renderConnectors(w, r, d, http.StatusUnprocessableEntity, data, shown+" was not imported: "+ie.Error())
 	}
 	if err != nil {
 		return err

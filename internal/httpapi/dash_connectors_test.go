@@ -115,6 +115,30 @@ func TestDashboard_Connectors(t *testing.T) {
 	if r := c.do("POST", page+"/notes/remove", url.Values{"csrf": {tok}}); r.status != 404 {
 		t.Fatalf("remove twice: %d", r.status)
 	}
+
+	// By URL, fetched through the outbound guard (loopback is open in tests).
+	docs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/openapi.yaml" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(dashNotesV2))
+	}))
+	defer docs.Close()
+	if r := c.postDocument(page+"/openapi", map[string]string{"csrf": tok, "id": "notes", "url": docs.URL + "/missing.yaml"}, "", ""); r.status != 422 ||
+		!strings.Contains(string(r.body), "could not be fetched") || !strings.Contains(string(r.body), "HTTP 404") {
+		t.Fatalf("missing document: %d %s", r.status, r.body)
+	}
+	if r := c.postDocument(page+"/openapi", map[string]string{"csrf": tok, "id": "notes"}, "", ""); r.status != 422 || !strings.Contains(string(r.body), "or give its URL") {
+		t.Fatalf("neither file nor URL: %d %s", r.status, r.body)
+	}
+	r = c.postDocument(page+"/openapi", map[string]string{"csrf": tok, "id": "notes", "url": docs.URL + "/openapi.yaml"}, "", "")
+	if r.status != 200 || !strings.Contains(dashFact(string(r.body), "Added"), "create_note") {
+		t.Fatalf("import by URL: %d %s", r.status, r.body)
+	}
+	if r := c.do("GET", page, nil); !strings.Contains(string(r.body), docs.URL+"/openapi.yaml") {
+		t.Fatalf("the source is not the URL: %s", r.body)
+	}
 }
 
 // dashFact is the text of a <dd> after the <dt> named, on a page.

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execlog"
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/operator"
 	"github.com/switchboard-gw/switchboard/internal/policy"
 	"github.com/switchboard-gw/switchboard/internal/quota"
@@ -61,6 +62,9 @@ type Options struct {
 	Operators *operator.Service
 	// Logos holds logos/<connector id>.svg.
 	Logos fs.FS
+	// Guard is the outbound guard; the dashboard fetches OpenAPI documents
+	// by URL through it (nil: fetching by URL is off).
+	Guard *netguard.Guard
 	// BaseURL, WebURL and AssetsURL are the public addresses of {base_url},
 	// {web_url} and {assets_url}.
 	BaseURL   string
@@ -97,6 +101,7 @@ type Server struct {
 	redact    *redact.Service
 	operators *operator.Service
 	logos     fs.FS
+	guard     *netguard.Guard
 	baseURL   string
 	webURL    string
 	assetsURL string
@@ -114,7 +119,7 @@ func New(o Options) *Server {
 	s := &Server{
 		store: o.Store, log: o.Logger, catalog: o.Catalog, catalogs: o.Catalogs, accounts: o.Accounts, executor: o.Executor,
 		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page,
-		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, policies: o.Policies, quotas: o.Quotas, redact: o.Redact, operators: o.Operators, logos: o.Logos,
+		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, policies: o.Policies, quotas: o.Quotas, redact: o.Redact, operators: o.Operators, logos: o.Logos, guard: o.Guard,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
 		maxBody: o.MaxBodyBytes, bodyReadTimeout: o.BodyReadTimeout,
 		metrics: o.Metrics, tracer: o.Tracer, unmatched: o.Metrics.Route(telemetry.Unmatched),

@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"sort"
+	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/catalog"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
@@ -90,4 +94,27 @@ func DiffTools(oldDef, newDef []byte) map[string][]string {
 		sort.Strings(v)
 	}
 	return changes
+}
+
+// MaxDocument bounds an OpenAPI document read from a URL.
+const MaxDocument = 20 << 20
+
+// FetchDocument fetches an OpenAPI document from an http(s) URL in the
+// imported connector's outbound scope (the address rules of its calls).
+func FetchDocument(ctx context.Context, src string, scope *netguard.Scope) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := scope.Client().Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", src, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("fetch %s: HTTP %d", src, resp.StatusCode)
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, MaxDocument))
 }
