@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,7 +9,6 @@ import (
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/app"
-	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/upstream"
@@ -184,49 +181,17 @@ func (p *Program) adminMCPServer(ctx context.Context, verb string, args []string
 	if err != nil {
 		return err
 	}
-	headers := map[string]string{}
-	var sealed []byte
-	if verb == "refresh" {
-		old, err := st.GetProjectConnector(ctx, *projectID, *id)
-		if err != nil || old.Origin != catalog.OriginMCP {
-			return fmt.Errorf("the project has no MCP server %q", *id)
-		}
-		*serverURL, sealed = old.Source, old.Headers
-		// Flags override what the server was added with.
-		was := upstream.OptionsOf(*id, old.Definition)
-		*name, *description = cmp.Or(*name, was.Name), cmp.Or(*description, was.Description)
-		*category, *dataClass = cmp.Or(*category, was.Category), cmp.Or(*dataClass, was.DataClass)
-		if headers, err = upstream.OpenHeaders(ring, *projectID, *id, sealed); err != nil {
-			return fmt.Errorf("the server's headers cannot be read: %w", err)
-		}
-	} else {
-		for _, h := range headerFlags {
-			k, v, ok := strings.Cut(h, ":")
-			if !ok || strings.TrimSpace(k) == "" {
-				return usagef("--header %q must be 'Name: value'", h)
-			}
-			headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-		if sealed, err = upstream.SealHeaders(ring, *projectID, *id, headers); err != nil {
-			return err
-		}
+	headers, err := upstream.ParseHeaders(headerFlags)
+	if err != nil {
+		return usagef("--%s", err.Error())
 	}
 	client := app.OutboundGuard(a.cfg).MCPServer(*id).Client()
-	con, err := upstream.DiscoverMCP(ctx, client, *serverURL, headers, upstream.MCPOptions{ID: *id, Name: *name,
-		Description: *description, Category: *category, DataClass: *dataClass})
+	imp, err := upstream.AddMCPServer(ctx, st, ring, client, *projectID, upstream.MCPServerRequest{URL: *serverURL, Headers: headers,
+		Refresh: verb == "refresh", Options: upstream.MCPOptions{ID: *id, Name: *name, Description: *description, Category: *category, DataClass: *dataClass}})
 	if err != nil {
 		return err
 	}
-	def, _ := json.Marshal(con)
-	old, _ := st.GetProjectConnector(ctx, *projectID, con.ID)
-	if old.Origin != "" && old.Origin != catalog.OriginMCP {
-		return fmt.Errorf("the project's connector %q is an imported API; choose another --id", con.ID)
-	}
-	changes := diffTools(old.Definition, def)
-	if err := st.PutProjectConnector(ctx, store.ProjectConnector{ProjectID: *projectID, ConnectorID: con.ID, Origin: catalog.OriginMCP,
-		Source: *serverURL, Definition: def, Headers: sealed}); err != nil {
-		return err
-	}
+	con, changes := imp.Connector, imp.Changes
 	if *a.asJSON {
 		return printJSON(p.Stdout, map[string]any{"id": con.ID, "tools": len(con.Tools), "changes": changes})
 	}

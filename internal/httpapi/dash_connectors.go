@@ -107,3 +107,36 @@ func (s *Server) handleDashConnectorRemove(w http.ResponseWriter, r *http.Reques
 	}
 	return s.redirectFlash(w, r, "/dashboard/p/"+d.project.ProjectID+"/connectors", "Connector "+id+" removed; its tools are gone from the project's catalog.")
 }
+
+// handleDashMCPAdd adds an MCP server (URL, name, static headers as
+// "Name: value" lines, sealed) or, with refresh=1, discovers a stored one
+// again, through its outbound scope, and shows the report.
+func (s *Server) handleDashMCPAdd(w http.ResponseWriter, r *http.Request, d *dashReq) error {
+	var data connectorsData
+	if s.guard == nil || s.keyring == nil {
+		return apierr.New(apierr.NotFound, "adding MCP servers is not available on this server")
+	}
+	refresh := r.PathValue("id") != ""
+	id := r.PathValue("id")
+	if !refresh {
+		id = strings.TrimSpace(r.PostFormValue("id"))
+		data.Form.ID, data.Form.Name, data.Form.URL = id, strings.TrimSpace(r.PostFormValue("name")), strings.TrimSpace(r.PostFormValue("url"))
+		if !catalog.ValidID(id) {
+			return s.renderConnectors(w, r, d, http.StatusUnprocessableEntity, data, "the connector ID must be lowercase letters and digits joined by underscores")
+		}
+	}
+	headers, err := upstream.ParseHeaders(strings.Split(r.PostFormValue("headers"), "\n"))
+	if err == nil {
+		client := s.guard.MCPServer(id).Client()
+		var imp upstream.ProjectImport
+		imp, err = upstream.AddMCPServer(r.Context(), s.store, s.keyring, client, d.project.ProjectID, upstream.MCPServerRequest{
+			URL: data.Form.URL, Headers: headers, Refresh: refresh, Options: upstream.MCPOptions{ID: id, Name: data.Form.Name}})
+		if err == nil {
+			return s.renderConnectors(w, r, d, http.StatusOK, connectorsData{Imported: &imp}, "")
+		}
+	}
+	if ie, ok := errors.AsType[*upstream.ImportError](err); ok {
+		return s.renderConnectors(w, r, d, http.StatusUnprocessableEntity, data, "the MCP server "+id+" was not added: "+ie.Error())
+	}
+	return err
+}

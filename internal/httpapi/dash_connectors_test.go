@@ -154,3 +154,48 @@ func dashFact(body, name string) string {
 	}
 	return rest[:j]
 }
+
+// An MCP server added on the dashboard with its static header is
+// discovered through the outbound guard, its tools run, a refresh reuses
+// the sealed header, and the header never shows on a page.
+func TestDashboard_MCPServer(t *testing.T) {
+	t.Parallel()
+	crm := crmServer(t)
+	f := setupWith(t, storeOpen, testCatalogFS, crm)
+	page := "/dashboard/p/" + f.project.ID + "/connectors"
+	dashOperator(t, f, "member@example.com", store.RoleMember)
+	c := newDashClient(t, f.h)
+	c.signIn("member@example.com", dashPassword)
+	tok := c.csrf(page)
+	form := url.Values{"csrf": {tok}, "id": {"crm"}, "url": {crm.URL}}
+	if r := c.do("POST", page+"/mcp", form); r.status != 422 || !strings.Contains(string(r.body), "was not added") {
+		t.Fatalf("without the header: %d %s", r.status, r.body)
+	}
+	form.Set("headers", "not a header")
+	if r := c.do("POST", page+"/mcp", form); r.status != 422 || !strings.Contains(string(r.body), "must be &#39;Name: value&#39;") {
+		t.Fatalf("bad header: %d %s", r.status, r.body)
+	}
+	form.Set("headers", "X-Api-Key: static-crm-key\n")
+	form.Del("csrf")
+	if r := c.do("POST", page+"/mcp", form); r.status != 403 {
+		t.Fatalf("without token: %d", r.status)
+	}
+	form.Set("csrf", tok)
+	r := c.do("POST", page+"/mcp", form)
+	if r.status != 200 || !strings.Contains(dashFact(string(r.body), "Added"), "crm_lookup_customer") {
+		t.Fatalf("add: %d %s", r.status, r.body)
+	}
+	if st, m, raw := f.json("POST", "/v1/tools/execute", `{"toolId":"crm_lookup_customer","userId":"u1","input":{"email":"ann@example.com"}}`); st != 200 || dataOf(m)["name"] != "Ann" {
+		t.Fatalf("execute: %d %s", st, raw)
+	}
+	r = c.do("POST", page+"/crm/refresh", url.Values{"csrf": {tok}})
+	if r.status != 200 || !strings.Contains(string(r.body), "2 tools") {
+		t.Fatalf("refresh: %d %s", r.status, r.body)
+	}
+	if r := c.do("GET", page, nil); strings.Contains(string(r.body), "static-crm-key") || !strings.Contains(string(r.body), "/crm/refresh") {
+		t.Fatalf("list: %s", r.body)
+	}
+	if r := c.do("POST", page+"/nope/refresh", url.Values{"csrf": {tok}}); r.status != 422 || !strings.Contains(string(r.body), "no MCP server") {
+		t.Fatalf("refresh unknown: %d", r.status)
+	}
+}

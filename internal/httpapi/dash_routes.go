@@ -55,6 +55,8 @@ func (s *Server) routesDashboard(mux *http.ServeMux) {
 	s.route(mux, "GET /dashboard/p/{project}/connectors", s.dashPage(s.handleDashConnectors))
 	s.route(mux, "POST /dashboard/p/{project}/connectors/openapi", s.dashPage(s.handleDashOpenAPIImport))
 	s.route(mux, "POST /dashboard/p/{project}/connectors/{id}/remove", s.dashPage(s.handleDashConnectorRemove))
+	s.route(mux, "POST /dashboard/p/{project}/connectors/mcp", s.dashPage(s.handleDashMCPAdd))
+	s.route(mux, "POST /dashboard/p/{project}/connectors/{id}/refresh", s.dashPage(s.handleDashMCPAdd))
 
 	// The JSON backend.
 	s.route(mux, "GET /api/dashboard/me", s.dashAPI(s.handleDashAPIMe))
