@@ -257,7 +257,7 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	a.API = httpapi.New(httpapi.Options{
 		Store: st, Logger: log, Catalog: cat, Catalogs: a.Catalogs, Logos: catFS, Accounts: a.Accounts, Executor: a.Executor,
 		Sessions: a.Sessions, MCP: a.MCP, MCPAuth: a.MCPAuth, MCPURL: cfg.MCPURL, Links: a.Links, Page: a.Page, Triggers: a.Triggers, Webhooks: a.Webhooks,
-		ExecLog: a.ExecLog, Policies: a.Policies, Quotas: a.Quotas, Redact: a.Redact,
+		ExecLog: a.ExecLog, Policies: a.Policies, Quotas: a.Quotas, Redact: a.Redact, Guard: guard, Keyring: ring,
 		Operators: operator.NewService(operator.Options{Store: st, Now: o.Now}), BaseURL: cfg.BaseURL, WebURL: cfg.WebURL, AssetsURL: cfg.AssetsURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		BodyReadTimeout: cfg.BodyReadTimeout, Metrics: a.Metrics, Tracer: a.Tracer,
 	})

@@ -8,13 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
-	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/switchboard-gw/switchboard/internal/apikey"
+	"github.com/switchboard-gw/switchboard/internal/connect"
 	"github.com/switchboard-gw/switchboard/internal/store"
 )
 
@@ -344,19 +343,14 @@ func (p *Program) adminProjectSet(ctx context.Context, args []string) error {
 	if len(set) == 0 || (len(set) == 1 && set["json"]) {
 		return usagef("nothing to set: give --redirect-urls, a --connect-… or a --log-… setting")
 	}
-	if set["connect-accent"] && !accentPattern.MatchString(*connectAccent) {
-		return usagef("--connect-accent %q must be a colour such as #4f46e5", *connectAccent)
+	if set["connect-accent"] {
+		if err := connect.CheckAccent(*connectAccent); err != nil {
+			return usagef("--connect-%s", err.Error())
+		}
 	}
-	var urls []string
-	for _, u := range strings.Split(*redirects, ",") {
-		if u = strings.TrimSpace(u); u == "" {
-			continue
-		}
-		parsed, err := url.Parse(u)
-		if err != nil || (parsed.Scheme != "https" && parsed.Scheme != "http") || parsed.Host == "" {
-			return usagef("%q is not an absolute http(s) URL", u)
-		}
-		urls = append(urls, u)
+	urls, err := connect.ParseRedirectURLs(strings.Split(*redirects, ","))
+	if err != nil {
+		return usagef("%s", err.Error())
 	}
 	st, err := a.openProject(ctx, pos[0])
 	if err != nil {
@@ -429,5 +423,3 @@ func (p *Program) adminProjectSet(ctx context.Context, args []string) error {
 		pos[0], len(allowed), cs.Name, cs.Accent, cs.SelfManage, ls.Payloads)
 	return nil
 }
-
-var accentPattern = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)

@@ -210,7 +210,7 @@ func (p *Program) adminGlobal(ctx context.Context, args []string, allow bool) er
 		return err
 	}
 	if !c.Global {
-		return fmt.Errorf("connection %s belongs to user %q; only global accounts take permissions", c.ID, c.UserID)
+		return account.CheckGlobalAllowance(c, nil, nil)
 	}
 	if !allow {
 		if err := st.DeleteGlobalPermission(ctx, c.ID); err != nil {
@@ -222,12 +222,7 @@ func (p *Program) adminGlobal(ctx context.Context, args []string, allow bool) er
 		fmt.Fprintf(p.Stdout, "global account %s may run nothing now\n", c.ID)
 		return nil
 	}
-	var list []string
-	for _, t := range strings.Split(*tools, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			list = append(list, t)
-		}
-	}
+	list := account.SplitToolPatterns(*tools)
 	if len(list) > 0 {
 		// The account's project's catalog: a global account of the
 		// project's own connector runs that connector's tools.
@@ -235,7 +230,7 @@ func (p *Program) adminGlobal(ctx context.Context, args []string, allow bool) er
 		if err != nil {
 			return err
 		}
-		if _, err := expandToolPatterns(tn.Catalog, list); err != nil {
+		if err := account.CheckGlobalAllowance(c, tn.Catalog, list); err != nil {
 			return err
 		}
 	}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	builtin "github.com/switchboard-gw/switchboard/catalog"
+	"github.com/switchboard-gw/switchboard/internal/account"
 	"github.com/switchboard-gw/switchboard/internal/catalog"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/tenant"
@@ -84,24 +84,7 @@ func projectTenant(ctx context.Context, st *store.Store, projectID string) (tena
 // expandToolPatterns resolves tool ids and `prefix*` patterns against the
 // catalog; a name that matches nothing is an error.
 func expandToolPatterns(cat *catalog.Catalog, patterns []string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, pat := range patterns {
-		n := 0
-		for _, t := range cat.Tools() {
-			if t.ID == pat || (strings.HasSuffix(pat, "*") && strings.HasPrefix(t.ID, strings.TrimSuffix(pat, "*"))) {
-				n++
-				if !seen[t.ID] {
-					seen[t.ID] = true
-					out = append(out, t.ID)
-				}
-			}
-		}
-		if n == 0 {
-			return nil, fmt.Errorf("no tool matches %q; 'switchboard catalog export' lists them", pat)
-		}
-	}
-	return out, nil
+	return account.ExpandToolPatterns(cat, patterns)
 }
 
 func requireProject(ctx context.Context, st *store.Store, id string) error {

@@ -2,15 +2,11 @@ package cli
 
 import (
 	"bufio"
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -54,7 +50,12 @@ func (p *Program) adminOpenAPIImport(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	con, rep, err := upstream.ImportOpenAPI(ctx, data, upstream.ImportOptions{ID: *id, Name: *name, Description: *description,
+	st, err := a.openProject(ctx, *projectID)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	imp, err := upstream.ImportIntoProject(ctx, st, *projectID, pos[0], data, upstream.ImportOptions{ID: *id, Name: *name, Description: *description,
 		Category: *category, BaseURL: *baseURL,
 		// Plain http only to an internal API the operator opened to this
 		// connector; the check resolves the host now, and the dialer
@@ -63,27 +64,7 @@ func (p *Program) adminOpenAPIImport(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s was not imported: %w", pos[0], err)
 	}
-	st, err := a.openProject(ctx, *projectID)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	old, err := st.GetProjectConnector(ctx, *projectID, con.ID)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	if err == nil && old.Origin != catalog.OriginOpenAPI {
-		return fmt.Errorf("the project's connector %q is an MCP server or an extension; choose another --id", con.ID)
-	}
-	def, err := json.Marshal(con)
-	if err != nil {
-		return err
-	}
-	changes := diffTools(old.Definition, def)
-	if err := st.PutProjectConnector(ctx, store.ProjectConnector{ProjectID: *projectID, ConnectorID: con.ID, Origin: catalog.OriginOpenAPI,
-		Source: pos[0], Definition: def}); err != nil {
-		return err
-	}
+	con, rep, changes := imp.Connector, imp.Report, imp.Changes
 	if *a.asJSON {
 		out := map[string]any{"id": con.ID, "tools": rep.Tools, "skipped": rep.Skipped, "changes": changes}
 		if rep.PlainHTTP {
@@ -109,57 +90,11 @@ func readDocument(ctx context.Context, src string, scope *netguard.Scope) ([]byt
 	if !strings.HasPrefix(src, "https://") && !strings.HasPrefix(src, "http://") {
 		return os.ReadFile(src)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := scope.Client().Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", src, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fetch %s: HTTP %d", src, resp.StatusCode)
-	}
-	return io.ReadAll(io.LimitReader(resp.Body, 20<<20))
+	return upstream.FetchDocument(ctx, src, scope)
 }
 
 // diffTools compares two connector definitions' tools by id.
-func diffTools(oldDef, newDef []byte) map[string][]string {
-	index := func(def []byte) map[string]json.RawMessage {
-		var c struct {
-			Tools []json.RawMessage `json:"tools"`
-		}
-		_ = json.Unmarshal(def, &c)
-		out := map[string]json.RawMessage{}
-		for _, t := range c.Tools {
-			var id struct{ ID string }
-			_ = json.Unmarshal(t, &id)
-			out[id.ID] = t
-		}
-		return out
-	}
-	before, after := index(oldDef), index(newDef)
-	changes := map[string][]string{"added": {}, "changed": {}, "removed": {}}
-	for id, t := range after {
-		if old, ok := before[id]; !ok {
-			changes["added"] = append(changes["added"], id)
-		} else if !upstream.SameJSON(old, t) {
-			changes["changed"] = append(changes["changed"], id)
-		}
-	}
-	for id := range before {
-		if _, ok := after[id]; !ok {
-			changes["removed"] = append(changes["removed"], id)
-		}
-	}
-	for _, v := range changes {
-		sort.Strings(v)
-	}
-	return changes
-}
+func diffTools(oldDef, newDef []byte) map[string][]string { return upstream.DiffTools(oldDef, newDef) }
 
 // adminConnectors lists or removes a project's own connectors.
 func (p *Program) adminConnectors(ctx context.Context, verb string, args []string) error {
@@ -258,64 +193,30 @@ func (p *Program) adminMCPServer(ctx context.Context, verb string, args []string
 	if err != nil {
 		return err
 	}
-	headers := map[string]string{}
-	var sealed []byte
-	if verb == "refresh" {
-		old, err := st.GetProjectConnector(ctx, *projectID, *id)
-		if err != nil || old.Origin != catalog.OriginMCP {
-			return fmt.Errorf("the project has no MCP server %q", *id)
-		}
-		var def catalog.Connector
-		_ = json.Unmarshal(old.Definition, &def)
-		def.Origin = old.Origin
-		if def.OAuthMCP() {
-			return fmt.Errorf("%s lists its tools only to a signed-in user: they are listed again with a user's token each time a user connects an account of it", *id)
-		}
-		*serverURL, sealed = old.Source, old.Headers
-		// Flags override what the server was added with.
-		was := upstream.OptionsOf(*id, old.Definition)
-		*name, *description = cmp.Or(*name, was.Name), cmp.Or(*description, was.Description)
-		*category, *dataClass = cmp.Or(*category, was.Category), cmp.Or(*dataClass, was.DataClass)
-		if headers, err = upstream.OpenHeaders(ring, *projectID, *id, sealed); err != nil {
-			return fmt.Errorf("the server's headers cannot be read: %w", err)
-		}
-	} else {
-		for _, h := range headerFlags {
-			k, v, ok := strings.Cut(h, ":")
-			if !ok || strings.TrimSpace(k) == "" {
-				return usagef("--header %q must be 'Name: value'", h)
-			}
-			headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-		if sealed, err = upstream.SealHeaders(ring, *projectID, *id, headers); err != nil {
-			return err
-		}
+	headers, err := upstream.ParseHeaders(headerFlags)
+	if err != nil {
+		return usagef("--%s", err.Error())
 	}
 	if *useOAuth {
+		sealed, err := upstream.SealHeaders(ring, *projectID, *id, headers)
+		if err != nil {
+			return err
+		}
 		return p.addOAuthMCPServer(ctx, a, st, ring, upstream.OAuthServer{Keyring: ring, Scope: app.OutboundGuard(a.cfg).MCPServer(*id),
 			ProjectID: *projectID, URL: *serverURL, Headers: headers, SealedHeaders: sealed,
 			Options:     upstream.MCPOptions{ID: *id, Name: *name, Description: *description, Category: *category, DataClass: *dataClass},
 			RedirectURI: strings.TrimRight(a.cfg.BaseURL, "/") + connect.CallbackPath, ClientID: *clientID, ClientSecret: *clientSecret})
 	}
 	client := app.OutboundGuard(a.cfg).MCPServer(*id).Client()
-	con, err := upstream.DiscoverMCP(ctx, client, *serverURL, headers, upstream.MCPOptions{ID: *id, Name: *name,
-		Description: *description, Category: *category, DataClass: *dataClass})
+	imp, err := upstream.AddMCPServer(ctx, st, ring, client, *projectID, upstream.MCPServerRequest{URL: *serverURL, Headers: headers,
+		Refresh: verb == "refresh", Options: upstream.MCPOptions{ID: *id, Name: *name, Description: *description, Category: *category, DataClass: *dataClass}})
 	if errors.Is(err, upstream.ErrUnauthorized) && verb == "add" {
 		return fmt.Errorf("%w; if its users sign in to it with OAuth, add it with --oauth", err)
 	}
 	if err != nil {
 		return err
 	}
-	def, _ := json.Marshal(con)
-	old, _ := st.GetProjectConnector(ctx, *projectID, con.ID)
-	if old.Origin != "" && old.Origin != catalog.OriginMCP {
-		return fmt.Errorf("the project's connector %q is an imported API; choose another --id", con.ID)
-	}
-	changes := diffTools(old.Definition, def)
-	if err := st.PutProjectConnector(ctx, store.ProjectConnector{ProjectID: *projectID, ConnectorID: con.ID, Origin: catalog.OriginMCP,
-		Source: *serverURL, Definition: def, Headers: sealed}); err != nil {
-		return err
-	}
+	con, changes := imp.Connector, imp.Changes
 	if *a.asJSON {
 		return printJSON(p.Stdout, map[string]any{"id": con.ID, "tools": len(con.Tools), "changes": changes})
 	}

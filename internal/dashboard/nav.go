@@ -11,6 +11,14 @@ var nav = []NavItem{
 	{"catalog", "catalog", "Catalog"},
 	{"authconfigs", "authconfigs", "OAuth clients"},
 	{"operators", "operators", "Operators"},
+	{"logs", "logs", "Execution log"},
+	{"approvals", "approvals", "Approvals"},
+	{"webhooks", "webhooks", "Webhooks"},
+	{"users", "users", "End users"},
+	{"connect", "connect", "Connect"},
+	{"triggers", "triggers", "Triggers"},
+	{"sessions", "sessions", "Sessions"},
+	{"connectors", "connectors", "Own connectors"},
 }
 
 // Nav returns the project screens for the layout's navigation.

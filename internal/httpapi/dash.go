@@ -119,7 +119,15 @@ func (s *Server) checkSameSite(r *http.Request) error {
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
 		return errCrossSite
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !sameWebOrigin(origin, s.webURL) {
+	// Under the pages' Referrer-Policy no-referrer a browser sends "Origin:
+	// null" even on a same-origin form post; it is taken only when the
+	// browser also says the request is same-origin (Sec-Fetch-Site, which
+	// a page cannot set). The CSRF token is checked either way.
+	origin := r.Header.Get("Origin")
+	if origin == "null" && r.Header.Get("Sec-Fetch-Site") == "same-origin" {
+		return nil
+	}
+	if origin != "" && !sameWebOrigin(origin, s.webURL) {
 		return errCrossSite
 	}
 	return nil

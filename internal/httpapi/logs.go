@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -141,8 +143,26 @@ func newLogView(r store.LogRecord) logView {
 // handleLogList is GET /v1/logs: the project's execution log, newest
 // first, one page at a time (cursor as every paginated list).
 func (s *Server) handleLogList(w http.ResponseWriter, r *http.Request) error {
-	pid := tenantOf(r).ProjectID
-	q := r.URL.Query()
+	records, next, err := s.logPage(r.Context(), tenantOf(r).ProjectID, r.URL.Query())
+	if err != nil {
+		return err
+	}
+	views := make([]logView, len(records))
+	for i, rec := range records {
+		views[i] = newLogView(rec)
+	}
+	if err := s.withDeliveries(r, tenantOf(r).ProjectID, views); err != nil {
+		return err
+	}
+	respondPage(w, views, next, nil)
+	return nil
+}
+
+// logPage reads one page of a project's execution log with the filters of
+// GET /v1/logs (userId, connectorId, toolId, outcome, since, until,
+// cursor, limit); next is the cursor of the following page, or "". The
+// dashboard's log screen reads its pages here too.
+func (s *Server) logPage(ctx context.Context, pid string, q url.Values) ([]store.LogRecord, string, error) {
 	var issues apierr.Issues
 	f := store.LogFilter{
 		ProjectID:   pid,
@@ -166,38 +186,35 @@ func (s *Server) handleLogList(w http.ResponseWriter, r *http.Request) error {
 		f.AfterAt, f.AfterID = ms, id
 	}
 	if err := issues.Err(); err != nil {
-		return err
+		return nil, "", err
 	}
 	// One more than a page tells whether another page follows.
 	f.Limit = page.Limit + 1
-	records, err := s.store.ListLogRecords(r.Context(), f)
+	records, err := s.store.ListLogRecords(ctx, f)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	var next *string
+	next := ""
 	if len(records) > page.Limit {
 		records = records[:page.Limit]
 		last := records[len(records)-1]
-		c := encodeCursor("logs", pid, strconv.FormatInt(last.CreatedAt.UnixMilli(), 10)+"/"+last.ID)
-		next = &c
+		next = encodeCursor("logs", pid, strconv.FormatInt(last.CreatedAt.UnixMilli(), 10)+"/"+last.ID)
 	}
-	views := make([]logView, len(records))
-	for i, rec := range records {
-		views[i] = newLogView(rec)
+	return records, next, nil
+}
+
+// logRecord is GET /v1/logs/:id's record; another project's is not found.
+func (s *Server) logRecord(ctx context.Context, pid, id string) (store.LogRecord, error) {
+	rec, err := s.store.GetLogRecord(ctx, pid, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return rec, apierr.New(apierr.NotFound, "no log record %q in this project", id)
 	}
-	if err := s.withDeliveries(r, pid, views); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, pageBody{Data: views, NextCursor: next})
-	return nil
+	return rec, err
 }
 
 // handleLogGet is GET /v1/logs/:id. Another project's record is not found.
 func (s *Server) handleLogGet(w http.ResponseWriter, r *http.Request) error {
-	rec, err := s.store.GetLogRecord(r.Context(), tenantOf(r).ProjectID, r.PathValue("id"))
-	if errors.Is(err, store.ErrNotFound) {
-		return apierr.New(apierr.NotFound, "no log record %q in this project", r.PathValue("id"))
-	}
+	rec, err := s.logRecord(r.Context(), tenantOf(r).ProjectID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -18,10 +18,12 @@ import (
 	"github.com/switchboard-gw/switchboard/internal/execute"
 	"github.com/switchboard-gw/switchboard/internal/mcpauth"
 	"github.com/switchboard-gw/switchboard/internal/mcpserver"
+	"github.com/switchboard-gw/switchboard/internal/netguard"
 	"github.com/switchboard-gw/switchboard/internal/operator"
 	"github.com/switchboard-gw/switchboard/internal/policy"
 	"github.com/switchboard-gw/switchboard/internal/quota"
 	"github.com/switchboard-gw/switchboard/internal/redact"
+	"github.com/switchboard-gw/switchboard/internal/secret"
 	"github.com/switchboard-gw/switchboard/internal/session"
 	"github.com/switchboard-gw/switchboard/internal/store"
 	"github.com/switchboard-gw/switchboard/internal/telemetry"
@@ -64,6 +66,11 @@ type Options struct {
 	Operators *operator.Service
 	// Logos holds logos/<connector id>.svg.
 	Logos fs.FS
+	// Guard is the outbound guard; the dashboard fetches OpenAPI documents
+	// by URL through it (nil: fetching by URL is off).
+	Guard *netguard.Guard
+	// Keyring seals an MCP server's headers added from the dashboard.
+	Keyring *secret.Keyring
 	// BaseURL, WebURL and AssetsURL are the public addresses of {base_url},
 	// {web_url} and {assets_url}.
 	BaseURL   string
@@ -104,6 +111,8 @@ type Server struct {
 	redact    *redact.Service
 	operators *operator.Service
 	logos     fs.FS
+	guard     *netguard.Guard
+	keyring   *secret.Keyring
 	baseURL   string
 	webURL    string
 	assetsURL string
@@ -122,7 +131,7 @@ func New(o Options) *Server {
 	s := &Server{
 		store: o.Store, log: o.Logger, catalog: o.Catalog, catalogs: o.Catalogs, accounts: o.Accounts, executor: o.Executor,
 		sessions: o.Sessions, mcp: o.MCP, links: o.Links, page: o.Page, mcpAuth: o.MCPAuth, mcpURL: o.MCPURL,
-		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, policies: o.Policies, quotas: o.Quotas, redact: o.Redact, operators: o.Operators, logos: o.Logos,
+		triggers: o.Triggers, webhooks: o.Webhooks, execlog: o.ExecLog, policies: o.Policies, quotas: o.Quotas, redact: o.Redact, operators: o.Operators, logos: o.Logos, guard: o.Guard, keyring: o.Keyring,
 		baseURL: o.BaseURL, webURL: o.WebURL, assetsURL: o.AssetsURL,
 		maxBody: o.MaxBodyBytes, bodyReadTimeout: o.BodyReadTimeout,
 		metrics: o.Metrics, tracer: o.Tracer, unmatched: o.Metrics.Route(telemetry.Unmatched),

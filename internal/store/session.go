@@ -176,3 +176,28 @@ func (s *Store) ConnectLinkByToken(ctx context.Context, tokenHash string) (Conne
 	l.ExpiresAt, l.CreatedAt, l.UsedAt = fromMillis(exp), fromMillis(created), fromNullMillis(used)
 	return l, nil
 }
+
+// ListLiveSessions returns a project's sessions that have not expired,
+// newest first, at most limit (the dashboard's sessions screen).
+func (s *Store) ListLiveSessions(ctx context.Context, projectID string, limit int) ([]Session, error) {
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT id, project_id, user_id, spec, expires_at, created_at FROM sessions
+		 WHERE project_id = $1 AND expires_at > $2 ORDER BY created_at DESC, id DESC LIMIT $3`,
+		projectID, millis(s.now()), limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: list sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		var ss Session
+		var spec string
+		var expires, created int64
+		if err := rows.Scan(&ss.ID, &ss.ProjectID, &ss.UserID, &spec, &expires, &created); err != nil {
+			return nil, err
+		}
+		ss.Spec, ss.ExpiresAt, ss.CreatedAt = []byte(spec), fromMillis(expires), fromMillis(created)
+		out = append(out, ss)
+	}
+	return out, rows.Err()
+}

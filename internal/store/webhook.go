@@ -281,3 +281,20 @@ func (s *Store) CountDeliveries(ctx context.Context, status string) (int, error)
 	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE status = $1`, status).Scan(&n)
 	return n, err
 }
+
+// EnqueueDelivery queues one delivery of payload to one webhook of the
+// project (the dashboard's test event), whatever events it subscribes to,
+// and returns its id. An unknown webhook is ErrNotFound.
+func (s *Store) EnqueueDelivery(ctx context.Context, projectID, webhookID, eventType string, payload []byte) (string, error) {
+	if _, err := s.GetWebhook(ctx, projectID, webhookID); err != nil {
+		return "", err
+	}
+	id, now := NewID(), millis(s.now())
+	if _, err := s.write.ExecContext(ctx,
+		`INSERT INTO deliveries (id, project_id, webhook_id, event_type, payload, status, next_attempt_at, created_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		id, projectID, webhookID, eventType, string(payload), DeliveryPending, now, now); err != nil {
+		return "", fmt.Errorf("store: enqueue delivery: %w", err)
+	}
+	return id, nil
+}

@@ -29,6 +29,7 @@ func Run(t *testing.T, open Opener) {
 	for _, family := range []func() map[string]func(*testing.T, Opener){
 		connectionTests, connectLinkTests, connectOnceTests, webhookTests, triggerTests, pollTests,
 		endpointTests, mcpOAuthTests, projectConnectorTests, projectSettingsTests, sealedTests, execLogTests, policyTests, quotaTests, operatorTests,
+		liveSessionTests,
 	} {
 		for name, fn := range family() {
 			tests[name] = fn
