@@ -156,3 +156,21 @@ func TestTool_ValidateInput(t *testing.T) {
 		t.Fatalf("default classification %q", tool.Classification())
 	}
 }
+
+// A DELETE may name body fields (GitHub reads a file deletion's commit
+// message and blob SHA from the body); a GET may not.
+func TestLoad_BodyOnDeleteButNotOnGet(t *testing.T) {
+	t.Parallel()
+	del := strings.Replace(goodConnector, `request: {method: GET, path: "/items/{id}"}`,
+		`request: {method: DELETE, path: "/items/{id}", body: [note]}`, 1)
+	del = strings.Replace(del, "effect: read", "effect: destructive", 1)
+	del = strings.Replace(del, "properties: {id: {type: string}}", "properties: {id: {type: string}, note: {type: string}}", 1)
+	if err := loadOne(t, del); err != nil {
+		t.Fatalf("DELETE with a body: %v", err)
+	}
+	get := strings.Replace(del, "method: DELETE", "method: GET", 1)
+	get = strings.Replace(get, "effect: destructive", "effect: read", 1)
+	if err := loadOne(t, get); err == nil || !strings.Contains(err.Error(), "a GET request sends no body") {
+		t.Fatalf("GET with a body: %v", err)
+	}
+}

@@ -474,7 +474,7 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 		wantPath: "/api.hubapi.com/crm/objects/2026-09/contacts/7",
 	}, {
 		connector: "github", authorize: "/github.com/login/oauth/authorize", pkce: true,
-		params:   map[string]string{"scope": "repo read:user user:email"},
+		params:   map[string]string{"scope": "repo read:user user:email gist read:org"},
 		identity: "/api.github.com/user",
 		tool:     "github_get_issue", input: `{"owner":"acme","repo":"web","issue_number":3}`,
 		wantPath: "/api.github.com/repos/acme/web/issues/3",
