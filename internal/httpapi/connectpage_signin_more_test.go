@@ -14,7 +14,9 @@ var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "
 	"google_meet", "google_sheets", "google_tasks", "help_scout", "intercom", "linear", "microsoft_excel", "monday", "okta", "onedrive",
 	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom",
 	// conn-a
-	"attio", "cal_com", "klaviyo", "webflow", "miro"}
+	"attio", "cal_com", "klaviyo", "webflow", "miro",
+	// conn-e
+	"docusign"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -357,6 +359,21 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		token: "/api.miro.com/v1/oauth/token", identity: "/api.miro.com/v1/oauth-token",
 		tool: "miro_get_board", input: `{"board_id":"uXjVOfjkmAk="}`, wantPath: "/api.miro.com/v2/boards/uXjVOfjkmAk=",
 		refresh: "/api.miro.com/v1/oauth/token",
+	}, {
+		// conn-e: DocuSign: the account server, base URI host and API
+		// account id typed (a developer account here), scopes signature and
+		// extended, the client in a basic header, refresh at the same URL.
+		connector: "docusign",
+		typed:     `{"authHost":"account-d.docusign.com","host":"demo.docusign.net","accountId":"4f6c1a9e-8b2d-4c3e-9a7f-1d2e3f4a5b6c"}`,
+		authorize: "/account-d.docusign.com/oauth/auth",
+		params:    map[string]string{"response_type": "code", "scope": "signature extended"},
+		token:     "/account-d.docusign.com/oauth/token",
+		identity:  "/demo.docusign.net/restapi/v2.1/accounts/4f6c1a9e-8b2d-4c3e-9a7f-1d2e3f4a5b6c",
+		stored: map[string]string{"authHost": "account-d.docusign.com", "host": "demo.docusign.net",
+			"accountId": "4f6c1a9e-8b2d-4c3e-9a7f-1d2e3f4a5b6c"},
+		tool: "docusign_get_envelope", input: `{"envelopeId":"93be49ab"}`,
+		wantPath: "/demo.docusign.net/restapi/v2.1/accounts/4f6c1a9e-8b2d-4c3e-9a7f-1d2e3f4a5b6c/envelopes/93be49ab",
+		refresh:  "/account-d.docusign.com/oauth/token",
 	}}
 	if len(cases) != len(moreSignInConnectors) {
 		t.Fatalf("%d cases for %d connectors", len(cases), len(moreSignInConnectors))

@@ -42,7 +42,9 @@ var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", 
 	// conn-a
 	"app.attio.com", "api.attio.com", "app.cal.com", "api.cal.com", "www.klaviyo.com", "a.klaviyo.com", "webflow.com", "api.webflow.com", "miro.com", "api.miro.com",
 	"app.frontapp.com", "api2.frontapp.com", "secure.helpscout.net", "api.helpscout.net",
-	"app.close.com", "api.close.com"}
+	"app.close.com", "api.close.com",
+	// conn-e: DocuSign's account server is typed (production or developer).
+	"{authHost}"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by a
@@ -126,6 +128,8 @@ var signInTokens = map[string]tokenSpec{
 	"/app.frontapp.com/oauth/token":       {who: "front", code: true, refresh: true},
 	"/api.helpscout.net/v2/oauth2/token":  {who: "help_scout", body: true, code: true, refresh: true},
 	"/api.close.com/oauth2/token/":        {who: "close_crm", body: true, code: true, refresh: true},
+	// conn-e: DocuSign (the developer account server here).
+	"/account-d.docusign.com/oauth/token": {who: "docusign", code: true, refresh: true},
 }
 
 // signInFake stands for the providers of signInHosts: token endpoints that
