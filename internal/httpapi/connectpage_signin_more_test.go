@@ -16,7 +16,7 @@ var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "
 	// conn-a
 	"attio", "cal_com", "klaviyo", "webflow", "miro",
 	// conn-e
-	"docusign"}
+	"docusign", "servicenow"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -374,6 +374,17 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		tool: "docusign_get_envelope", input: `{"envelopeId":"93be49ab"}`,
 		wantPath: "/demo.docusign.net/restapi/v2.1/accounts/4f6c1a9e-8b2d-4c3e-9a7f-1d2e3f4a5b6c/envelopes/93be49ab",
 		refresh:  "/account-d.docusign.com/oauth/token",
+	}, {
+		// conn-e: ServiceNow: the instance typed, its own OAuth endpoints,
+		// the useraccount scope, the client in the form body, refreshable
+		// half-hour tokens.
+		connector: "servicenow", typed: `{"instance":"acme"}`, authorize: "/acme.service-now.com/oauth_auth.do",
+		params: map[string]string{"response_type": "code", "scope": "useraccount"},
+		token:  "/acme.service-now.com/oauth_token.do", identity: "/acme.service-now.com/api/now/table/sys_user",
+		stored: map[string]string{"instance": "acme"},
+		tool:   "servicenow_get_incident", input: `{"sys_id":"9d38"}`,
+		wantPath: "/acme.service-now.com/api/now/table/incident/9d38",
+		refresh:  "/acme.service-now.com/oauth_token.do",
 	}}
 	if len(cases) != len(moreSignInConnectors) {
 		t.Fatalf("%d cases for %d connectors", len(cases), len(moreSignInConnectors))

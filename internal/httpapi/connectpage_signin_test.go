@@ -44,7 +44,7 @@ var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", 
 	"app.frontapp.com", "api2.frontapp.com", "secure.helpscout.net", "api.helpscout.net",
 	"app.close.com", "api.close.com",
 	// conn-e: DocuSign's account server is typed (production or developer).
-	"{authHost}"}
+	"{authHost}", "{instance}.service-now.com"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by a
@@ -130,6 +130,8 @@ var signInTokens = map[string]tokenSpec{
 	"/api.close.com/oauth2/token/":        {who: "close_crm", body: true, code: true, refresh: true},
 	// conn-e: DocuSign (the developer account server here).
 	"/account-d.docusign.com/oauth/token": {who: "docusign", code: true, refresh: true},
+	// conn-e: ServiceNow, on the typed instance, the client in the form body.
+	"/acme.service-now.com/oauth_token.do": {who: "servicenow", body: true, code: true, refresh: true},
 }
 
 // signInFake stands for the providers of signInHosts: token endpoints that
