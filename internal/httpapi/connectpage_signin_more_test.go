@@ -15,7 +15,9 @@ var moreSignInConnectors = []string{"bitbucket", "box", "calendly", "clickup", "
 	"pagerduty", "sentry", "sharepoint", "shopify", "slack", "square", "stripe", "todoist", "typeform", "vercel", "zendesk", "zoom",
 	// conn-a
 	"attio", "cal_com", "klaviyo", "webflow", "miro",
-	"smartsheet"}
+	"smartsheet",
+	// conn-e
+	"docusign", "servicenow"}
 
 // googleParams are the authorize parameters every Google sign-in carries:
 // offline access for a refresh token, and consent so that Google sends
@@ -369,6 +371,32 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 		tool:   "smartsheet_get_row", input: `{"sheetId":4583173393803140,"rowId":6572427401553796}`,
 		wantPath: "/api.smartsheet.eu/2.0/sheets/4583173393803140/rows/6572427401553796",
 		refresh:  "/api.smartsheet.eu/2.0/token",
+	}, {
+		// conn-e: DocuSign: the account server, base URI host and API
+		// account id typed (a developer account here), scopes signature and
+		// extended, the client in a basic header, refresh at the same URL.
+		connector: "docusign",
+		typed:     `{"authHost":"account-d.docusign.com","host":"demo.docusign.net","accountId":"4f6c1a9e-8b2d-4c3e-9a7f-1d2e3f4a5b6c"}`,
+		authorize: "/account-d.docusign.com/oauth/auth",
+		params:    map[string]string{"response_type": "code", "scope": "signature extended"},
+		token:     "/account-d.docusign.com/oauth/token",
+		identity:  "/demo.docusign.net/restapi/v2.1/accounts/4f6c1a9e-8b2d-4c3e-9a7f-1d2e3f4a5b6c",
+		stored: map[string]string{"authHost": "account-d.docusign.com", "host": "demo.docusign.net",
+			"accountId": "4f6c1a9e-8b2d-4c3e-9a7f-1d2e3f4a5b6c"},
+		tool: "docusign_get_envelope", input: `{"envelopeId":"93be49ab"}`,
+		wantPath: "/demo.docusign.net/restapi/v2.1/accounts/4f6c1a9e-8b2d-4c3e-9a7f-1d2e3f4a5b6c/envelopes/93be49ab",
+		refresh:  "/account-d.docusign.com/oauth/token",
+	}, {
+		// conn-e: ServiceNow: the instance typed, its own OAuth endpoints,
+		// the useraccount scope, the client in the form body, refreshable
+		// half-hour tokens.
+		connector: "servicenow", typed: `{"instance":"acme"}`, authorize: "/acme.service-now.com/oauth_auth.do",
+		params: map[string]string{"response_type": "code", "scope": "useraccount"},
+		token:  "/acme.service-now.com/oauth_token.do", identity: "/acme.service-now.com/api/now/table/sys_user",
+		stored: map[string]string{"instance": "acme"},
+		tool:   "servicenow_get_incident", input: `{"sys_id":"9d38"}`,
+		wantPath: "/acme.service-now.com/api/now/table/incident/9d38",
+		refresh:  "/acme.service-now.com/oauth_token.do",
 	}}
 	if len(cases) != len(moreSignInConnectors) {
 		t.Fatalf("%d cases for %d connectors", len(cases), len(moreSignInConnectors))

@@ -43,7 +43,9 @@ var signInHosts = []string{"appcenter.intuit.com", "oauth.platform.intuit.com", 
 	"app.attio.com", "api.attio.com", "app.cal.com", "api.cal.com", "www.klaviyo.com", "a.klaviyo.com", "webflow.com", "api.webflow.com", "miro.com", "api.miro.com",
 	"app.frontapp.com", "api2.frontapp.com", "secure.helpscout.net", "api.helpscout.net",
 	"app.close.com", "api.close.com",
-	"app.smartsheet.{region}", "api.smartsheet.{region}"}
+	"app.smartsheet.{region}", "api.smartsheet.{region}",
+	// conn-e: DocuSign's account server is typed (production or developer).
+	"{authHost}", "{instance}.service-now.com"}
 
 // pipedriveDomainPattern is the pattern of Pipedrive's apiDomain field;
 // the test catalog widens it to the fake's host and port followed by a
@@ -128,6 +130,10 @@ var signInTokens = map[string]tokenSpec{
 	"/api.helpscout.net/v2/oauth2/token":  {who: "help_scout", body: true, code: true, refresh: true},
 	"/api.close.com/oauth2/token/":        {who: "close_crm", body: true, code: true, refresh: true},
 	"/api.smartsheet.eu/2.0/token":        {who: "smartsheet", body: true, code: true, refresh: true},
+	// conn-e: DocuSign (the developer account server here).
+	"/account-d.docusign.com/oauth/token": {who: "docusign", code: true, refresh: true},
+	// conn-e: ServiceNow, on the typed instance, the client in the form body.
+	"/acme.service-now.com/oauth_token.do": {who: "servicenow", body: true, code: true, refresh: true},
 }
 
 // signInFake stands for the providers of signInHosts: token endpoints that
