@@ -16,6 +16,7 @@ var connectorAliases = map[string][]string{
 	"bamboohr":        {"bamboohr", "bamboo hr", "bamboo"},
 	"box":             {"box", "box.com"},
 	"calendly":        {"calendly"},
+	"chargebee":       {"chargebee", "charge bee"},
 	"cal_com":         {"cal.com", "calcom", "cal com"},
 	"clickup":         {"clickup", "click up"},
 	"cloudflare":      {"cloudflare", "cf"},
