@@ -173,7 +173,7 @@ func (p *Poller) poll(ctx context.Context, t store.Trigger, pl *catalog.Poll, cu
 	var cfg map[string]any
 	_ = json.Unmarshal(t.Config, &cfg)
 	for k, v := range cfg {
-		vars[k] = fmt.Sprint(v)
+		vars[k] = configText(v)
 	}
 	if pl.Cursor.Type == catalog.CursorToken && cur.Token == "" {
 		// The first poll only learns where the provider stands now.

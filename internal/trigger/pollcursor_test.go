@@ -48,3 +48,12 @@ func TestFormatTime_RoundsDown(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigText_WholeNumbersAsDigits(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[any]string{float64(4583173393803140): "4583173393803140", float64(15): "15", 1.5: "1.5", "abc": "abc", true: "true"} {
+		if got := configText(v); got != want {
+			t.Errorf("configText(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package trigger
 
 import (
+	"fmt"
+	"math"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +15,16 @@ import (
 // pollVars are the values a poll call's placeholders take: the trigger's
 // config fields and, under "cursor", the cursor as the provider reads it.
 type pollVars map[string]string
+
+// configText writes a config value into a request: a whole number as its
+// digits (JSON numbers decode as float64, which fmt would write as
+// 4.58317339380314e+15), anything else as fmt does.
+func configText(v any) string {
+	if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return fmt.Sprint(v)
+}
 
 // setCursor sets {cursor} for a poll beginning at start: the cursor as the
 // provider reads it, or for an upcoming cursor the poll's time, with

@@ -2,7 +2,6 @@ package trigger
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"net/url"
 	"strings"
@@ -79,7 +78,7 @@ func TestPollRequests_BuiltInDefinitionsMakeRequestsTheProxyAccepts(t *testing.T
 			vars := pollVars{}
 			cfg := sampleConfig(t, def)
 			for k, v := range cfg {
-				vars[k] = fmt.Sprint(v)
+				vars[k] = configText(v)
 			}
 			at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 			c, _ := parseCursor(initialCursor(def, at))

@@ -191,7 +191,7 @@ func (s *Service) Create(ctx context.Context, tn tenant.Tenant, r CreateRequest)
 	ourSecret := hex.EncodeToString(sb[:])
 	vars := map[string]string{"url": ingressURL, "secret": ourSecret}
 	for k, v := range r.Config {
-		vars[k] = fmt.Sprint(v)
+		vars[k] = configText(v)
 	}
 	reg := def.Setup.Register
 	path, err := fillPath(reg.Path, vars)
@@ -310,7 +310,7 @@ func (s *Service) Delete(ctx context.Context, tn tenant.Tenant, id string) error
 		var cfg map[string]any
 		_ = json.Unmarshal(t.Config, &cfg)
 		for k, v := range cfg {
-			vars[k] = fmt.Sprint(v)
+			vars[k] = configText(v)
 		}
 		if path, err := fillPath(def.Setup.Unregister.Path, vars); err == nil {
 			if _, err := s.Executor.CallAPI(ctx, tn, t.ConnectionID, def.Setup.Unregister.Method, path, nil, false); err != nil {
