@@ -38,7 +38,8 @@ func TestGrantedScopes_SeparatorsAndAbsence(t *testing.T) {
 // With every tool on, a built-in method's default request is its own
 // scope list: every scope is either needed by a tool or a base scope, and
 // no tool needs a scope the method does not list. Switching Gmail's
-// permanent delete off drops the full-mail scope, which only it needs.
+// permanent deletes (of a message, of a thread) off drops the full-mail
+// scope, which only they need.
 func TestRequestedScopes_BuiltinDefaultsAndToolSwitches(t *testing.T) {
 	t.Parallel()
 	cat, err := catalog.Load(builtin.FS)
@@ -59,7 +60,7 @@ func TestRequestedScopes_BuiltinDefaultsAndToolSwitches(t *testing.T) {
 	}
 	gmail, _ := cat.Connector("gmail")
 	m := gmail.AuthMethod("oauth2")
-	got := account.RequestedScopes(gmail, m, store.AuthConfig{}, map[string]bool{"gmail_delete_message": true})
+	got := account.RequestedScopes(gmail, m, store.AuthConfig{}, map[string]bool{"gmail_delete_message": true, "gmail_delete_thread": true})
 	if slices.Contains(got, "https://mail.google.com/") || !slices.Contains(got, "https://www.googleapis.com/auth/gmail.send") {
 		t.Fatalf("gmail without permanent delete requests %v", got)
 	}

@@ -210,7 +210,8 @@ func TestServiceAccount_GmailJWTGrantWithSubject(t *testing.T) {
 		t.Fatalf("token request: %+v", tr)
 	}
 	header, claims := jwtParts(t, tr.Form.Get("assertion"))
-	wantScope := "https://www.googleapis.com/auth/gmail.send https://www.googleapis.com/auth/gmail.readonly https://www.googleapis.com/auth/gmail.modify https://mail.google.com/"
+	wantScope := "https://www.googleapis.com/auth/gmail.send https://www.googleapis.com/auth/gmail.readonly https://www.googleapis.com/auth/gmail.modify https://mail.google.com/ " +
+		"https://www.googleapis.com/auth/gmail.settings.basic"
 	if header["kid"] != "kid-1" || claims["iss"] != "bot@p1.iam.gserviceaccount.com" || claims["sub"] != "ann@example.com" ||
 		claims["aud"] != "https://oauth2.googleapis.com/token" || claims["scope"] != wantScope {
 		t.Fatalf("assertion header %v claims %v", header, claims)

@@ -30,7 +30,8 @@ func serviceAccountKey(t *testing.T) string {
 func TestServiceAccount_GrantedScopesRecordedAndChecked(t *testing.T) {
 	t.Parallel()
 	wantAll := []string{"https://www.googleapis.com/auth/gmail.send", "https://www.googleapis.com/auth/gmail.readonly",
-		"https://www.googleapis.com/auth/gmail.modify", "https://mail.google.com/"}
+		"https://www.googleapis.com/auth/gmail.modify", "https://mail.google.com/",
+		"https://www.googleapis.com/auth/gmail.settings.basic"}
 	for _, tc := range []struct {
 		name, scopeField string
 		want             []string

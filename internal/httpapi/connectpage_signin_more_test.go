@@ -105,7 +105,7 @@ func TestConnect_SignInWholeFlow(t *testing.T) {
 	}, {
 		connector: "gmail", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
 		params: googleParams("https://www.googleapis.com/auth/gmail.send https://www.googleapis.com/auth/gmail.readonly " +
-			"https://www.googleapis.com/auth/gmail.modify https://mail.google.com/"),
+			"https://www.googleapis.com/auth/gmail.modify https://mail.google.com/ https://www.googleapis.com/auth/gmail.settings.basic"),
 		token: "/oauth2.googleapis.com/token", identity: "/gmail.googleapis.com/gmail/v1/users/me/profile",
 		tool: "gmail_list_labels", input: `{}`, wantPath: "/gmail.googleapis.com/gmail/v1/users/me/labels",
 		refresh: "/oauth2.googleapis.com/token",

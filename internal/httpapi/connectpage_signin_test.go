@@ -488,7 +488,9 @@ func TestConnect_SignInHandsOverAccountValues(t *testing.T) {
 	}, {
 		connector: "google_calendar", authorize: "/accounts.google.com/o/oauth2/v2/auth", pkce: true,
 		params: map[string]string{"access_type": "offline", "prompt": "consent",
-			"scope": "https://www.googleapis.com/auth/calendar.readonly https://www.googleapis.com/auth/calendar.events"},
+			"scope": "https://www.googleapis.com/auth/calendar.readonly https://www.googleapis.com/auth/calendar.events " +
+				"https://www.googleapis.com/auth/calendar.calendars https://www.googleapis.com/auth/calendar.calendarlist " +
+				"https://www.googleapis.com/auth/calendar.acls"},
 		identity: "/www.googleapis.com/calendar/v3/calendars/primary",
 		tool:     "google_calendar_get_event", input: `{"calendarId":"primary","eventId":"e1"}`,
 		wantPath: "/www.googleapis.com/calendar/v3/calendars/primary/events/e1",
