@@ -18,22 +18,33 @@ import (
 // playwright-core into a failure instead of a skip.
 const requireBrowserEnv = "SWITCHBOARD_TEST_REQUIRE_BROWSER"
 
+// browserTools returns node and tests/browser, where the browser scripts
+// and their npm packages (playwright-core, axe-core) are; without them, or
+// without Debian's chromium, the test is skipped, or fails when CI asks
+// for it (requireBrowserEnv).
+func browserTools(t *testing.T) (node, dir string) {
+	t.Helper()
+	dir, _ = filepath.Abs(filepath.Join("..", "..", "tests", "browser"))
+	node, nodeErr := exec.LookPath("node")
+	_, pwErr := os.Stat(filepath.Join(dir, "node_modules", "playwright-core"))
+	_, axeErr := os.Stat(filepath.Join(dir, "node_modules", "axe-core"))
+	_, chromeErr := os.Stat("/usr/bin/chromium")
+	if nodeErr != nil || pwErr != nil || axeErr != nil || chromeErr != nil {
+		if os.Getenv(requireBrowserEnv) == "1" {
+			t.Fatalf("browser test needs node (%v), playwright-core (%v) and axe-core (%v) in %s and /usr/bin/chromium (%v)", nodeErr, pwErr, axeErr, dir, chromeErr)
+		}
+		t.Skip("node, tests/browser's npm packages or /usr/bin/chromium are missing (CI installs them)")
+	}
+	return node, dir
+}
+
 // TestConnectPage_HeadlessChromium opens two connect links in a real
 // browser (Debian's chromium, driven by playwright-core): it connects an
 // API-key account through the form, sees the link's used state, and
 // connects an OAuth account through the provider's consent redirect.
 func TestConnectPage_HeadlessChromium(t *testing.T) {
 	t.Parallel()
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "tests", "browser"))
-	node, nodeErr := exec.LookPath("node")
-	_, pwErr := os.Stat(filepath.Join(dir, "node_modules", "playwright-core"))
-	_, chromeErr := os.Stat("/usr/bin/chromium")
-	if nodeErr != nil || pwErr != nil || chromeErr != nil {
-		if os.Getenv(requireBrowserEnv) == "1" {
-			t.Fatalf("browser test needs node (%v), playwright-core in %s (%v) and /usr/bin/chromium (%v)", nodeErr, dir, pwErr, chromeErr)
-		}
-		t.Skip("node, tests/browser's npm packages or /usr/bin/chromium are missing (CI installs them)")
-	}
+	node, dir := browserTools(t)
 	fake := newOAuthFake(t)
 	srv := httptest.NewServer(nil)
 	defer srv.Close()

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -26,17 +25,7 @@ import (
 // (1280) and phone (390) widths as dashboard-<screen>-<width>.png.
 func TestDashboard_HeadlessChromium(t *testing.T) {
 	t.Parallel()
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "tests", "browser"))
-	node, nodeErr := exec.LookPath("node")
-	_, pwErr := os.Stat(filepath.Join(dir, "node_modules", "playwright-core"))
-	_, axeErr := os.Stat(filepath.Join(dir, "node_modules", "axe-core"))
-	_, chromeErr := os.Stat("/usr/bin/chromium")
-	if nodeErr != nil || pwErr != nil || axeErr != nil || chromeErr != nil {
-		if os.Getenv(requireBrowserEnv) == "1" {
-			t.Fatalf("browser test needs node (%v), playwright-core (%v) and axe-core (%v) in %s and /usr/bin/chromium (%v)", nodeErr, pwErr, axeErr, dir, chromeErr)
-		}
-		t.Skip("node, tests/browser's npm packages or /usr/bin/chromium are missing (CI installs them)")
-	}
+	node, dir := browserTools(t)
 	// The server's URL is needed to build the fixture: the handler is set
 	// after it starts, through an atomic value (a plain field write would
 	// race with the server's goroutines).

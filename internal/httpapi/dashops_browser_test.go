@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,17 +22,7 @@ import (
 // than a phone. SWITCHBOARD_BROWSER_SHOTS=<dir> saves screenshots.
 func TestDashboardOps_HeadlessChromium(t *testing.T) {
 	t.Parallel()
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "tests", "browser"))
-	node, nodeErr := exec.LookPath("node")
-	_, pwErr := os.Stat(filepath.Join(dir, "node_modules", "playwright-core"))
-	_, axeErr := os.Stat(filepath.Join(dir, "node_modules", "axe-core"))
-	_, chromeErr := os.Stat("/usr/bin/chromium")
-	if nodeErr != nil || pwErr != nil || axeErr != nil || chromeErr != nil {
-		if os.Getenv(requireBrowserEnv) == "1" {
-			t.Fatalf("browser test needs node (%v), playwright-core (%v) and axe-core (%v) in %s and /usr/bin/chromium (%v)", nodeErr, pwErr, axeErr, dir, chromeErr)
-		}
-		t.Skip("node, tests/browser's npm packages or /usr/bin/chromium are missing (CI installs them)")
-	}
+	node, dir := browserTools(t)
 	provider := httptest.NewTLSServer(http.HandlerFunc(fakeDelta))
 	defer provider.Close()
 	srv := httptest.NewServer(nil)
