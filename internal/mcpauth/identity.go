@@ -311,8 +311,13 @@ func (c *jwksCache) fetch(ctx context.Context, url string) (map[string]crypto.Pu
 				continue
 			}
 			x, y := b64(k.X), b64(k.Y)
-			pub := &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}
-			if len(x) != 32 || len(y) != 32 || !pub.Curve.IsOnCurve(pub.X, pub.Y) { //nolint:staticcheck // a point check of a parsed key
+			if len(x) != 32 || len(y) != 32 {
+				continue
+			}
+			// The uncompressed point 0x04 || X || Y; parsing checks that
+			// it is on the curve.
+			pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, x...), y...))
+			if err != nil {
 				continue
 			}
 			out[k.Kid] = pub
