@@ -67,7 +67,7 @@ func TestExtendOpenAPI_CuratedToolsWinAndNewOperationsBecomeTools(t *testing.T) 
 	}
 	rerun := tool(t, ext, "github_actions_approve_workflow_run")
 	if rerun.Effect != catalog.EffectWrite || rerun.Classification() != catalog.ClassPII || len(rerun.RequiredScopes) != 0 ||
-		rerun.Request.Method != "POST" || rerun.Request.Path != "/repos/{owner}/{repo}/actions/runs/{run_id}/approve" {
+		rerun.Request.Method != "POST" || rerun.Request.Path != "/repos/{owner}/{repo}/actions/runs/{run_id}/approval" {
 		t.Fatalf("rerun: %+v %+v", rerun, rerun.Request)
 	}
 	var in struct {
@@ -105,7 +105,7 @@ func TestExtendOpenAPI_ServerMustBeTheConnectorsHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := tool(t, ext, "github_actions_approve_workflow_run").Request.Path; p != "/repos/{owner}/{repo}/actions/runs/{run_id}/approve" {
+	if p := tool(t, ext, "github_actions_approve_workflow_run").Request.Path; p != "/repos/{owner}/{repo}/actions/runs/{run_id}/approval" {
 		t.Fatalf("path without the check: %s", p)
 	}
 	sub := strings.Replace(string(data), "https://api.github.com", "https://API.github.com/sub/", 1)
@@ -178,11 +178,11 @@ func TestCatalogs_ExtensionJoinsTheBuiltinOnlyInItsProject(t *testing.T) {
 	}
 }
 
-// TestExtendOpenAPI_BadOperationsAreSkippedNotFatal: paths that differ only
-// in placeholder names (as large published descriptions have) are
-// accepted, and an operation Switchboard cannot run (a DELETE with a body)
-// is skipped with the reason while the others are added.
-func TestExtendOpenAPI_BadOperationsAreSkippedNotFatal(t *testing.T) {
+// TestExtendOpenAPI_PlaceholderNamesAndDeleteBodies: paths that differ
+// only in placeholder names (as large published descriptions have) are
+// accepted, and a DELETE with a JSON body becomes a tool that sends it
+// (the catalog runs a DELETE body its tool names).
+func TestExtendOpenAPI_PlaceholderNamesAndDeleteBodies(t *testing.T) {
 	t.Parallel()
 	const doc = `
 openapi: 3.0.3
@@ -208,11 +208,12 @@ paths:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ext.Tools) != 1 || ext.Tools[0].ID != "github_widgets_get" || rep.Tools != 1 {
+	if len(ext.Tools) != 2 || rep.Tools != 2 || len(rep.Skipped) != 0 {
 		t.Fatalf("tools %+v, report %+v", ext.Tools, rep)
 	}
-	if len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0], "github_widgets_delete_by_digest") || !strings.Contains(rep.Skipped[0], "no body") {
-		t.Fatalf("skipped %v", rep.Skipped)
+	del := tool(t, ext, "github_widgets_delete_by_digest")
+	if del.Request.Method != "DELETE" || !slices.Contains(del.Request.Body, "reason") {
+		t.Fatalf("the DELETE's request: %+v", del.Request)
 	}
 	// A plain import stays strict about conflicting paths.
 	if _, _, err := ImportOpenAPI(context.Background(), []byte(doc), ImportOptions{ID: "widgets"}); err == nil || !strings.Contains(err.Error(), "conflicting paths") {
